@@ -1,0 +1,25 @@
+import postgres from 'postgres';
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import * as schema from './schema';
+
+export type Database = PostgresJsDatabase<typeof schema>;
+/** A database handle or an open transaction: domain verbs accept either. */
+export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
+
+export interface DbClient {
+  sql: postgres.Sql;
+  db: Database;
+}
+
+export function createDbClient(url: string, opts: { max: number; connectTimeoutSeconds: number }): DbClient {
+  const sql = postgres(url, {
+    max: opts.max,
+    // Fail fast while the database is unreachable: partner requests answer 503 instead of hanging.
+    connect_timeout: opts.connectTimeoutSeconds,
+    idle_timeout: 30,
+    max_lifetime: 60 * 30,
+    onnotice: () => {},
+    connection: { application_name: 'partner-delivery' },
+  });
+  return { sql, db: drizzle(sql, { schema }) };
+}

@@ -1,0 +1,12 @@
+import { integer, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const goLiveStatus = pgEnum('go_live_status', ['not_requested', 'requested', 'approved', 'rejected']);
+
+export const partners = pgTable('partners', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  goLiveStatus: goLiveStatus('go_live_status').notNull().default('not_requested'),
+  // null = the platform default (RATE_LIMIT_PER_SECOND); operators override per partner.
+  rateLimitPerSecond: integer('rate_limit_per_second'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

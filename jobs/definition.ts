@@ -1,0 +1,18 @@
+import type PgBoss from 'pg-boss';
+import type { z } from 'zod';
+import type { Runtime } from '@/server/runtime';
+
+/** One job: a name, its payload schema, its queue settings and its handler. */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  payload: S;
+  queue?: Omit<PgBoss.Queue, 'name'>;
+  /** Cron expression: the job is also scheduled, once for the whole cluster. */
+  schedule?: string;
+  work?: PgBoss.WorkOptions;
+  handle(data: z.infer<S>, rt: Runtime): Promise<void>;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+  return def;
+}

@@ -1,0 +1,33 @@
+import type PgBoss from 'pg-boss';
+import type { z } from 'zod';
+import type { Runtime } from '@/server/runtime';
+import type { JobDefinition } from './definition';
+import { purgeExpiredJob } from './maintenance';
+
+// Every job of the service: this list drives queue creation, work() registration and enqueue().
+export const jobDefinitions = [purgeExpiredJob] as const;
+
+type Defs = (typeof jobDefinitions)[number];
+export type JobName = Defs['name'];
+export type JobPayload<N extends JobName> = z.infer<Extract<Defs, { name: N }>['payload']>;
+
+/** Creates every queue (pg-boss 10 silently drops sends to a missing queue) and the schedules. */
+export async function createQueues(boss: PgBoss): Promise<void> {
+  for (const def of jobDefinitions as readonly JobDefinition[]) {
+    await boss.createQueue(def.name, { name: def.name, ...def.queue });
+    if (def.schedule) await boss.schedule(def.name, def.schedule, {});
+  }
+}
+
+export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<void> {
+  for (const def of jobDefinitions as readonly JobDefinition[]) {
+    await boss.work(def.name, { pollingIntervalSeconds: 2, ...def.work }, async (jobs) => {
+      for (const job of jobs) await def.handle(def.payload.parse(job.data), rt);
+    });
+  }
+}
+
+/** Typed enqueue; pass `db` (an executor over an open transaction) to enqueue atomically with a write. */
+export async function enqueue<N extends JobName>(boss: PgBoss, name: N, data: JobPayload<N>, options: PgBoss.SendOptions = {}): Promise<string | null> {
+  return boss.send(name, data as object, options);
+}

@@ -1,0 +1,21 @@
+import { ulid } from 'ulid';
+import { auditLog } from '@/db/schema';
+import type { Ctx } from '../context';
+
+function actorName(ctx: Ctx): string {
+  const a = ctx.actor;
+  return a.kind === 'operator' ? `operator:${a.operatorId}` : a.kind === 'partner' ? `partner:${a.partnerId}` : `system:${a.name}`;
+}
+
+/** Appends one audit entry, in the caller's transaction so an undone change leaves no entry. */
+export async function recordAudit(ctx: Ctx, entry: { action: string; targetType: string; targetId: string; before?: unknown; after?: unknown }): Promise<void> {
+  await ctx.db.insert(auditLog).values({
+    id: ulid(),
+    actor: actorName(ctx),
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
+  });
+}

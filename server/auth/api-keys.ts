@@ -1,0 +1,30 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ulid } from 'ulid';
+import type { Environment } from '../context';
+
+// The prefix says which environment a key belongs to, and lets secret scanners spot leaked keys.
+const KEY_PREFIX: Record<Environment, string> = { sandbox: 'sk_sandbox_', production: 'sk_live_' };
+
+export interface NewApiKey {
+  clientId: string;
+  apiKey: string;
+  keyHash: string;
+  keyLast4: string;
+}
+
+/** 32 random bytes (256 bits) after the prefix: far beyond guessing, so a plain SHA-256 is the right hash. */
+export function generateApiKey(environment: Environment): NewApiKey {
+  const apiKey = KEY_PREFIX[environment] + randomBytes(32).toString('base64url');
+  return { clientId: `ci_${ulid()}`, apiKey, keyHash: hashApiKey(apiKey), keyLast4: apiKey.slice(-4) };
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+/** Constant-time string equality that does not leak the length of either side. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}

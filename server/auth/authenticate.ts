@@ -1,0 +1,32 @@
+import type { Runtime } from '../runtime';
+import { AuthenticationError, ForbiddenError } from '../errors';
+import { safeEqual } from './api-keys';
+import { inAnyCidr } from './cidr';
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from './client-address';
+import type { VerifiedCredential } from './credential-cache';
+
+// Far longer than any key or client id we issue; anything longer is not worth hashing.
+const MAX_HEADER_LENGTH = 256;
+
+/** X-API-Key + X-Client-ID → the credential, or the single 401 for every failure. */
+export async function authenticate(request: Request, rt: Runtime): Promise<VerifiedCredential> {
+  const apiKey = request.headers.get('x-api-key');
+  const clientId = request.headers.get('x-client-id');
+  if (!apiKey || !clientId || apiKey.length > MAX_HEADER_LENGTH || clientId.length > MAX_HEADER_LENGTH) {
+    throw new AuthenticationError();
+  }
+  const credential = await rt.credentials.lookup(apiKey);
+  // Compare even when the lookup missed, so a miss and a mismatch take the same time.
+  const matches = safeEqual(clientId, credential?.clientId ?? '');
+  if (!credential || !matches || credential.revoked) throw new AuthenticationError();
+  return credential;
+}
+
+/** 403 when the partner has an allowlist and the client address is outside it. Runs after auth. */
+export function enforceAllowlist(request: Request, credential: VerifiedCredential, rt: Runtime): void {
+  if (credential.allowlist.length === 0) return;
+  const address = resolveClientAddress(request.headers.get(CLIENT_ADDRESS_HEADER), request.headers.get('x-forwarded-for'), rt.trustedProxies);
+  if (!address || !inAnyCidr(address, credential.allowlist)) {
+    throw new ForbiddenError('ip_not_allowed', `Requests from ${address?.toString() ?? 'this address'} are not allowed for this partner: the address is not on its IP allowlist.`);
+  }
+}

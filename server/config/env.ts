@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { normaliseCidr } from '../auth/cidr';
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const cidrList = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+
+// Every setting the service reads, with its default. Read once, at start; a bad value stops
+// start-up with a message naming the variable (see loadEnv).
+export const envSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('::'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DB_POOL_MAX: int(1, 200).default(10),
+  DB_TIMEOUT_MS: int(100, 60_000).default(3000),
+  REQUEST_TIMEOUT_MS: int(500, 120_000).default(5000),
+  CONSOLE: z.enum(['on', 'off']).default('on'),
+  WORKERS: z.enum(['on', 'off']).default('on'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUSTED_PROXY_CIDRS: cidrList
+    .refine((list) => list.every((c) => normaliseCidr(c) !== undefined), 'every entry must be an IPv4 or IPv6 CIDR')
+    .default([]),
+  CREDENTIAL_CACHE_TTL_MS: int(0, 5000).default(3000),
+  RATE_LIMIT_PER_SECOND: int(1, 100_000).default(100),
+  RATE_LIMIT_BURST: int(1, 1_000_000).default(200),
+  IDEMPOTENCY_TTL_HOURS: int(1, 24 * 30).default(24),
+  QUOTE_BASE_FEE: int(0, 10_000_000).default(500),
+  QUOTE_FEE_PER_KM: int(0, 10_000_000).default(120),
+  QUOTE_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  QUOTE_TTL_SECONDS: int(10, 86_400).default(300),
+  SERVICE_RADIUS_METERS: int(100, 1_000_000).default(25_000),
+  MIN_DISTANCE_METERS: int(0, 100_000).default(100),
+  COURIER_SPEED_KMH: z.coerce.number().positive().max(300).default(18),
+  PICKUP_LEAD_SECONDS: int(0, 86_400).default(600),
+  SEED_DEMO: bool.default(true),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  // Empty strings mean "unset", as in most deployment tools.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+let cached: Env | undefined;
+
+/** The process-wide settings, validated on first use. */
+export function env(): Env {
+  cached ??= loadEnv();
+  return cached;
+}

@@ -1,0 +1,23 @@
+import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
+import { runMigrations } from '@/db/migrate';
+import type { Env } from './config/env';
+import type { Logger } from './logger';
+
+export interface ResolvedDatabase {
+  url: string;
+  /** Set when the database is the embedded default under DATA_DIR. */
+  embedded?: EmbeddedHandle;
+}
+
+/** DATABASE_URL when set; otherwise the embedded Postgres under DATA_DIR. Migrations are applied either way. */
+export async function resolveDatabase(env: Env, log: Logger, opts: { adoptOrphans?: boolean } = {}): Promise<ResolvedDatabase> {
+  let resolved: ResolvedDatabase;
+  if (env.DATABASE_URL) {
+    resolved = { url: env.DATABASE_URL };
+  } else {
+    const embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, adoptOrphans: opts.adoptOrphans, log: (line) => log.info(line) });
+    resolved = { url: embedded.url, embedded };
+  }
+  await runMigrations(resolved.url);
+  return resolved;
+}

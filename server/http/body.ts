@@ -1,0 +1,56 @@
+import { AppError, ValidationError } from '../errors';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads and parses a JSON body. Absent body → undefined. Over 64 KiB → 413 (checked against
+ * Content-Length first, then while streaming, so a lying or missing length cannot get past it).
+ * A body that is not application/json → 415. Malformed JSON → 400.
+ */
+export async function readJsonBody(request: Request): Promise<{ value: unknown; raw: string } | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  const raw = await readLimited(request);
+  if (raw.length === 0) return undefined;
+  if (!isJsonContentType(request.headers.get('content-type'))) {
+    throw new AppError('unsupported_media_type', 'unsupported_media_type', 'Request bodies must be JSON, sent with Content-Type: application/json.');
+  }
+  try {
+    return { value: JSON.parse(raw), raw };
+  } catch {
+    throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid JSON.' }]);
+  }
+}
+
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
+}
+
+async function readLimited(request: Request): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  // fatal: invalid UTF-8 is malformed input, not something to silently replace.
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid UTF-8 JSON.' }]);
+  }
+}
+
+function tooLarge(): AppError {
+  return new AppError('payload_too_large', 'payload_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+}

@@ -1,0 +1,82 @@
+import { AppError, DatabaseUnavailableError, isDatabaseUnavailable, type ErrorKind } from '../errors';
+import type { Logger } from '../logger';
+import { jsonResponse } from './json';
+
+// The one table from error kind to HTTP status and envelope type.
+const STATUS: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+const TYPE: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  unauthenticated: 'authentication_error',
+  forbidden: 'permission_error',
+  not_found: 'invalid_request_error',
+  method_not_allowed: 'invalid_request_error',
+  conflict: 'invalid_request_error',
+  payload_too_large: 'invalid_request_error',
+  unsupported_media_type: 'invalid_request_error',
+  unprocessable: 'invalid_request_error',
+  rate_limited: 'rate_limit_error',
+  unavailable: 'api_error',
+};
+
+export interface ErrorBody {
+  error: {
+    type: string;
+    code: string;
+    message: string;
+    param?: string;
+    errors?: { param: string; code: string; message: string }[];
+    request_id: string;
+    [extra: string]: unknown;
+  };
+}
+
+export function statusOf(error: AppError): number {
+  return STATUS[error.kind];
+}
+
+/** Maps anything thrown to a JSON error response. Unknown errors are logged with their cause and answered with a bare 500. */
+export function errorResponse(error: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}): Response {
+  let appError: AppError | undefined = error instanceof AppError ? error : undefined;
+  if (!appError && isDatabaseUnavailable(error)) {
+    log.warn({ request_id: requestId, err: describe(error) }, 'database unavailable');
+    appError = new DatabaseUnavailableError();
+  }
+  if (!appError) {
+    log.error({ request_id: requestId, err: error }, 'unhandled error');
+    const body: ErrorBody = {
+      error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred; it has been logged.', request_id: requestId },
+    };
+    return jsonResponse(500, body, headers);
+  }
+  const { param, errors, extra } = appError.details;
+  const idempotencyError = appError.code.startsWith('idempotency_');
+  const body: ErrorBody = {
+    error: {
+      type: idempotencyError ? 'idempotency_error' : TYPE[appError.kind],
+      code: appError.code,
+      message: appError.message,
+      ...(param ? { param } : {}),
+      ...(errors && errors.length > 0 ? { errors } : {}),
+      ...extra,
+      request_id: requestId,
+    },
+  };
+  return jsonResponse(STATUS[appError.kind], body, { ...headers, ...appError.details.headers });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${(error as { code?: string }).code ?? ''} ${error.message}` : String(error);
+}

@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { ulid } from 'ulid';
+import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
+import { AppError } from '../errors';
+import { runtime } from '../runtime';
+import { errorResponse } from './error-response';
+import { jsonResponse } from './json';
+import type { RouteEntry } from './route-table';
+import type { HttpMethod } from './route-spec';
+
+export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+interface Options {
+  routes: RouteEntry[];
+  /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
+  next?: NextHandler;
+  readiness: () => Promise<boolean>;
+}
+
+const PARTNER_PREFIX = '/partner/';
+
+/**
+ * The one socket owner. It stamps the socket's address on every request (after stripping any
+ * client-sent copy), answers health checks, dispatches partner routes straight to their
+ * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
+ * everything else to Next.
+ */
+export function createFrontDoor({ routes, next, readiness }: Options): Server {
+  const partnerListener = getRequestListener(async (request) => {
+    const pathname = new URL(request.url).pathname;
+    for (const route of routes) {
+      const params = route.match(pathname);
+      if (!params) continue;
+      const handler = route.handlers[request.method as HttpMethod];
+      if (!handler) return methodNotAllowed(route);
+      return handler(request, { params: Promise.resolve(params) });
+    }
+    return notFound(pathname);
+  });
+
+  return createServer(async (req, res) => {
+    delete req.headers[CLIENT_ADDRESS_HEADER];
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
+    const url = req.url ?? '/';
+    const pathname = url.split('?')[0] ?? '/';
+    if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (pathname === '/readyz') {
+      const ready = await readiness().catch(() => false);
+      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
+    }
+    if (pathname.startsWith(PARTNER_PREFIX) || pathname === '/partner') return partnerListener(req, res);
+    if (next) return next(req, res);
+    return partnerListener(req, res);
+  });
+}
+
+function methodNotAllowed(route: RouteEntry): Response {
+  const requestId = `req_${ulid()}`;
+  const allow = Object.keys(route.handlers).join(', ');
+  return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, runtime().log, {
+    allow,
+    'x-request-id': requestId,
+  });
+}
+
+function notFound(pathname: string): Response {
+  const requestId = `req_${ulid()}`;
+  return jsonResponse(
+    404,
+    { error: { type: 'invalid_request_error', code: 'route_not_found', message: `No route for ${pathname}. See /partner/openapi.json.`, request_id: requestId } },
+    { 'x-request-id': requestId },
+  );
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,137 @@
+import { ulid } from 'ulid';
+import type { z } from 'zod';
+import { authenticate, enforceAllowlist } from '../auth/authenticate';
+import type { PartnerCtx } from '../context';
+import { DatabaseUnavailableError, RateLimitedError } from '../errors';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  requestFingerprint,
+  validateIdempotencyKey,
+} from '../idempotency/store';
+import type { RateDecision } from '../rate-limit/limiter';
+import { runtime, type Runtime } from '../runtime';
+import { readJsonBody } from './body';
+import { errorResponse } from './error-response';
+import { jsonResponse } from './json';
+import type { RouteContext, RouteSpec, SpecifiedHandler } from './route-spec';
+import { parseOrThrow } from './validation';
+
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth' | 'body' | 'query' | 'params' | 'response'> {
+  body?: B;
+  query?: Q;
+  params?: P;
+  response: { status: 200 | 201 | 202 | 204; schema: R; description: string };
+  handler(args: { ctx: PartnerCtx; body: Infer<B>; query: Infer<Q>; params: Infer<P>; request: Request }): Promise<z.input<R>>;
+}
+
+/**
+ * The one wrapper every partner route goes through. In order: request id, authentication (401),
+ * IP allowlist (403), rate limit (429), body (413/415/400), idempotency, validation (400), the
+ * domain verb, and error mapping. Route files stay a few lines long.
+ */
+export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined, R extends z.ZodType>(
+  def: Definition<B, Q, P, R>,
+): SpecifiedHandler {
+  const { handler, ...spec } = def;
+  const routeSpec: RouteSpec = { ...spec, auth: true } as RouteSpec;
+
+  const handle = async (request: Request, context: RouteContext): Promise<Response> => {
+    const requestId = `req_${ulid()}`;
+    const started = performance.now();
+    const rt = runtime();
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    let response: Response;
+    let clientId: string | undefined;
+    try {
+      response = await withDeadline(rt, async () => {
+        const credential = await authenticate(request, rt);
+        clientId = credential.clientId;
+        enforceAllowlist(request, credential, rt);
+        const decision = await rt.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
+        Object.assign(headers, rateLimitHeaders(decision));
+        if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
+
+        const ctx: PartnerCtx = {
+          actor: {
+            kind: 'partner',
+            partnerId: credential.partnerId,
+            environment: credential.environment,
+            credentialId: credential.credentialId,
+            clientId: credential.clientId,
+          },
+          requestId,
+          env: rt.env,
+          log: rt.log,
+          db: rt.db,
+        };
+        const hasBody = request.method === 'POST' || request.method === 'PATCH';
+        const body = hasBody ? await readJsonBody(request) : undefined;
+        const url = new URL(request.url);
+        const run = async (): Promise<Response> => {
+          const args = {
+            ctx,
+            request,
+            body: (def.body ? parseOrThrow(def.body, body?.value ?? {}) : undefined) as Infer<B>,
+            query: (def.query ? parseOrThrow(def.query, Object.fromEntries(url.searchParams)) : undefined) as Infer<Q>,
+            params: (def.params ? parseOrThrow(def.params, await context.params) : undefined) as Infer<P>,
+          };
+          const result = await handler(args);
+          return jsonResponse(def.response.status, result);
+        };
+
+        const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+        if (idempotencyKey === null) return run();
+        validateIdempotencyKey(idempotencyKey);
+        const scope = { partnerId: credential.partnerId, environment: credential.environment, key: idempotencyKey };
+        const claim = await claimIdempotencyKey(rt.db, scope, requestFingerprint(request.method, url.pathname, body?.raw ?? ''), rt.env.IDEMPOTENCY_TTL_HOURS);
+        if (claim.kind === 'replay') {
+          return new Response(claim.response.body, { status: claim.response.status, headers: { ...claim.response.headers, 'idempotent-replayed': 'true' } });
+        }
+        let first: Response;
+        try {
+          first = await run();
+        } catch (error) {
+          first = errorResponse(error, requestId, rt.log);
+        }
+        if (first.status >= 500) {
+          await releaseIdempotencyKey(rt.db, scope).catch(() => {});
+          return first;
+        }
+        const text = await first.text();
+        const stored = { 'content-type': first.headers.get('content-type') ?? 'application/json' };
+        await completeIdempotencyKey(rt.db, scope, { status: first.status, body: text, headers: stored });
+        return new Response(text, { status: first.status, headers: first.headers });
+      });
+    } catch (error) {
+      response = errorResponse(error, requestId, rt.log);
+    }
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    rt.log.info(
+      { request_id: requestId, method: request.method, path: new URL(request.url).pathname, status: response.status, ms: Math.round(performance.now() - started), client_id: clientId },
+      'partner request',
+    );
+    return response;
+  };
+  return Object.assign(handle, { spec: routeSpec });
+}
+
+function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(d.resetSeconds) };
+}
+
+/** A request never hangs on a database that stopped answering: past REQUEST_TIMEOUT_MS it is a 503. */
+async function withDeadline<T>(rt: Runtime, fn: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError()), rt.env.REQUEST_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([fn(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

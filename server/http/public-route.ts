@@ -1,0 +1,28 @@
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import { runtime } from '../runtime';
+import { errorResponse } from './error-response';
+import { jsonResponse } from './json';
+import type { RouteSpec, SpecifiedHandler } from './route-spec';
+
+interface Definition<R> extends Pick<RouteSpec, 'operationId' | 'summary' | 'description' | 'tag'> {
+  response?: { schema: z.ZodType; description: string };
+  handler(): Promise<R> | R;
+}
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A partner-facing route that needs no credentials (the OpenAPI document). */
+export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
+  const { handler, response, ...spec } = def;
+  const handle = async (): Promise<Response> => {
+    const requestId = `req_${ulid()}`;
+    try {
+      return jsonResponse(200, await handler(), { 'x-request-id': requestId, 'cache-control': 'public, max-age=300' });
+    } catch (error) {
+      return errorResponse(error, requestId, runtime().log, { 'x-request-id': requestId });
+    }
+  };
+  const routeSpec: RouteSpec = { ...spec, auth: false, response: { status: 200, schema: response?.schema ?? jsonObject, description: response?.description ?? 'OK' } };
+  return Object.assign(handle, { spec: routeSpec });
+}

@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE'];
+
+/** What a route declares once: it drives validation, the handler's types and the OpenAPI document. */
+export interface RouteSpec {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** false for public routes (the OpenAPI document itself). */
+  auth: boolean;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  response: { status: 200 | 201 | 202 | 204; schema: z.ZodType; description: string };
+  /** Statuses beyond the ones every authenticated route can return. */
+  errors?: { status: number; description: string }[];
+}
+
+export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+export type WebHandler = (request: Request, context: RouteContext) => Promise<Response>;
+export type SpecifiedHandler = WebHandler & { spec: RouteSpec };
+
+export function isSpecifiedHandler(value: unknown): value is SpecifiedHandler {
+  return typeof value === 'function' && 'spec' in value;
+}

@@ -1,0 +1,17 @@
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import { partners } from '@/db/schema';
+import { recordAudit } from '../audit/record';
+import { withTransaction, type Ctx } from '../context';
+import { parseOrThrow } from '../http/validation';
+
+export const createPartnerInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
+
+export async function createPartner({ ctx, input }: { ctx: Ctx; input: z.input<typeof createPartnerInput> }) {
+  const { name } = parseOrThrow(createPartnerInput, input);
+  return withTransaction(ctx, async (tx) => {
+    const [row] = await tx.db.insert(partners).values({ id: ulid(), name }).returning();
+    await recordAudit(tx, { action: 'partner.create', targetType: 'partner', targetId: row!.id, after: { name } });
+    return { id: row!.id, name: row!.name };
+  });
+}

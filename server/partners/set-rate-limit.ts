@@ -1,0 +1,23 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { partners } from '@/db/schema';
+import { recordAudit } from '../audit/record';
+import { withTransaction, type Ctx } from '../context';
+import { parseOrThrow } from '../http/validation';
+import { findPartnerOrThrow } from './find';
+
+export const setRateLimitInput = z.strictObject({
+  partnerId: z.string().min(1),
+  // null restores the platform default.
+  perSecond: z.number().int().min(1).max(100_000).nullable(),
+});
+
+export async function setRateLimit({ ctx, input }: { ctx: Ctx; input: z.input<typeof setRateLimitInput> }) {
+  const { partnerId, perSecond } = parseOrThrow(setRateLimitInput, input);
+  return withTransaction(ctx, async (tx) => {
+    const partner = await findPartnerOrThrow(tx, partnerId, true);
+    await tx.db.update(partners).set({ rateLimitPerSecond: perSecond }).where(eq(partners.id, partnerId));
+    await recordAudit(tx, { action: 'partner.rate_limit.set', targetType: 'partner', targetId: partnerId, before: { per_second: partner.rateLimitPerSecond }, after: { per_second: perSecond } });
+    return { id: partnerId, rate_limit_per_second: perSecond ?? ctx.env.RATE_LIMIT_PER_SECOND, burst: perSecond ? perSecond * 2 : ctx.env.RATE_LIMIT_BURST };
+  });
+}

@@ -1,0 +1,69 @@
+import { afterAll } from 'vitest';
+import { loadEnv, type Env } from '@/server/config/env';
+import { cliContext } from '@/server/cli/operator-context';
+import { issueCredential } from '@/server/credentials/issue';
+import { addAllowlistEntry } from '@/server/allowlist/edit';
+import { decideGoLive } from '@/server/partners/go-live';
+import { createPartner } from '@/server/partners/create';
+import { startService, type Service } from '@/server/service';
+import { createTestDatabase } from './database';
+
+export interface TestService extends Service {
+  url: string;
+  env: Env;
+  databaseUrl: string;
+}
+
+/**
+ * The real service (front door, partner routes, workers) on a free port over this file's own
+ * database, without the Next console. Stopped after the file's tests.
+ */
+export async function startTestService(overrides: Record<string, string> = {}): Promise<TestService> {
+  const databaseUrl = await createTestDatabase();
+  const env = loadEnv({
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '::',
+    CONSOLE: 'off',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SEED_DEMO: 'false',
+    ...overrides,
+  });
+  const service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
+  afterAll(() => service.stop());
+  return { ...service, url: service.url!, env, databaseUrl };
+}
+
+export interface TestPartner {
+  partnerId: string;
+  clientId: string;
+  apiKey: string;
+  environment: 'sandbox' | 'production';
+  headers: Record<string, string>;
+}
+
+/** A partner with one credential (production implies an approved go-live), optionally allowlisted. */
+export async function createTestPartner(
+  service: Service,
+  opts: { environment?: 'sandbox' | 'production'; allowlist?: string[]; partnerId?: string } = {},
+): Promise<TestPartner> {
+  const ctx = cliContext(service.rt, 'test');
+  const environment = opts.environment ?? 'sandbox';
+  const partnerId = opts.partnerId ?? (await createPartner({ ctx, input: { name: 'Test Partner' } })).id;
+  if (environment === 'production' && !opts.partnerId) await decideGoLive({ ctx, input: { partnerId, decision: 'approve' } });
+  for (const cidr of opts.allowlist ?? []) await addAllowlistEntry({ ctx, input: { partnerId, cidr } });
+  const cred = await issueCredential({ ctx, input: { partnerId, environment } });
+  return {
+    partnerId,
+    clientId: cred.client_id,
+    apiKey: cred.api_key,
+    environment,
+    headers: { 'x-client-id': cred.client_id, 'x-api-key': cred.api_key, 'content-type': 'application/json' },
+  };
+}
+
+export const NYC = {
+  pickup: { lat: 40.7484, lng: -73.9857 },
+  dropoff: { lat: 40.758, lng: -73.9855 },
+};

@@ -1,0 +1,20 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@\//, replacement: import.meta.dirname + '/' },
+      // One copy of graphql, or type-graphql and Apollo see two realms.
+      { find: /^graphql$/, replacement: path.resolve(import.meta.dirname, 'node_modules/graphql/index.js') },
+    ],
+  },
+  test: {
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', 'e2e/**', '.next/**', '.data*/**'],
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
