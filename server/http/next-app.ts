@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger';
 import type { NextHandler } from './front-door';
@@ -8,22 +8,52 @@ import type { NextHandler } from './front-door';
 const ROOT = process.cwd();
 const STAMP = path.join(ROOT, '.next', 'source-stamp');
 // What the console build depends on; partner routes are served by the front door from source.
-const SOURCES = ['app', 'server', 'db', 'jobs', 'next.config.ts', 'package-lock.json', 'tsconfig.json'];
+const SOURCES = ['app', 'server', 'db', 'jobs', 'next.config.ts', 'package-lock.json', 'tsconfig.json', 'package.json'];
 
 /** Builds the Next app when its sources changed since the last build (first run: ~1 min), then returns its handler. */
 export async function prepareNext(log: Logger): Promise<NextHandler> {
   const stamp = sourceStamp();
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID')) || readStamp() !== stamp) {
-    log.info('building the web console with `next build` (first start, or sources changed; takes about a minute)...');
-    console.log('Building the web console (first start, or sources changed): about a minute...');
-    await runNextBuild();
-    writeFileSync(STAMP, stamp);
+  if (!isBuilt(stamp)) {
+    await withBuildLock(async () => {
+      if (isBuilt(stamp)) return; // another process built it while we waited
+      log.info('building the web console with `next build` (first start, or sources changed; takes about a minute)...');
+      console.log('Building the web console (first start, or sources changed): about a minute...');
+      await runNextBuild();
+      writeFileSync(STAMP, stamp);
+    });
   }
   const { default: next } = await import('next');
   const app = next({ dev: false, dir: ROOT, quiet: true });
   await app.prepare();
   const handle = app.getRequestHandler();
   return (req, res) => handle(req, res);
+}
+
+function isBuilt(stamp: string): boolean {
+  return existsSync(path.join(ROOT, '.next', 'BUILD_ID')) && readStamp() === stamp;
+}
+
+const LOCK = path.join(ROOT, '.next-build.lock');
+
+/** Two processes starting at once (tests, a web and a worker) must not run `next build` into one .next. */
+async function withBuildLock(fn: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // A lock left by a killed build is stale after 10 minutes.
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 10 * 60_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`waited 10 minutes for another next build (${LOCK})`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    await fn();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
 
 function runNextBuild(): Promise<void> {
