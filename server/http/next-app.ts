@@ -44,7 +44,7 @@ async function withBuildLock(fn: () => Promise<void>): Promise<void> {
       break;
     } catch {
       // A lock left by a killed build is stale after 10 minutes.
-      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 10 * 60_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 10 * 60_000) rmSync(LOCK, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error(`waited 10 minutes for another next build (${LOCK})`);
       await new Promise((r) => setTimeout(r, 500));
     }
