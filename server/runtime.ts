@@ -1,3 +1,4 @@
+import type PgBoss from 'pg-boss';
 import { createDbClient, type DbClient } from '@/db/client';
 import type { Env } from './config/env';
 import { createLogger, type Logger } from './logger';
@@ -12,6 +13,8 @@ export interface Runtime extends DbClient {
   credentials: CredentialCache;
   rateLimiter: RateLimiter;
   trustedProxies: Cidr[];
+  /** The job queue client; set once pg-boss has started (every service process starts one). */
+  boss?: PgBoss;
 }
 
 const KEY = Symbol.for('partner-delivery.runtime');

@@ -35,6 +35,7 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
   const boss: PgBoss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
   await createQueues(boss);
+  rt.boss = boss;
   if (roles.workers) await registerWorkers(boss, rt);
 
   let server: Server | undefined;

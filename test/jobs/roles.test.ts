@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { startTestService, type TestService } from '../support/service';
+
+// WORKERS=off makes a web-only process; `npm run worker` (jobs/main.ts) a worker-only one.
+let web: TestService;
+let worker: ChildProcess | undefined;
+
+beforeAll(async () => {
+  web = await startTestService({ WORKERS: 'off' });
+});
+afterAll(() => {
+  worker?.kill('SIGTERM');
+});
+
+async function jobState(id: string): Promise<string | undefined> {
+  const rows = await web.rt.db.execute<{ state: string }>(sql`select state from pgboss.job where id = ${id}`);
+  return rows[0]?.state;
+}
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('process roles', () => {
+  it('a web-only process enqueues but does not work; a separate worker process does the job', async () => {
+    await web.rt.db.execute(
+      sql`insert into idempotency_keys (partner_id, environment, key, request_hash, state, expires_at) values ('p', 'sandbox', 'old', 'h', 'completed', now() - interval '1 hour')`,
+    );
+    const id = await web.rt.boss!.send('maintenance.purge-expired', {});
+    expect(id).toBeTruthy();
+    // Nothing in this process works the queue: the job stays queued.
+    expect(await until(() => jobState(id!), (s) => s !== 'created', 2500)).toBe('created');
+
+    worker = spawn('node_modules/.bin/tsx', ['jobs/main.ts'], {
+      env: { ...process.env, DATABASE_URL: web.databaseUrl, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(await until(() => jobState(id!), (s) => s === 'completed', 20_000)).toBe('completed');
+    const left = await web.rt.db.execute(sql`select 1 from idempotency_keys where key = 'old'`);
+    expect(left.length).toBe(0);
+  });
+});
