@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { z } from 'zod';
+import type { Ctx, SystemActor } from '@/server/context';
 import type { Runtime } from '@/server/runtime';
 
 /** One job: a name, its payload schema, its queue settings and its handler. */
@@ -15,4 +16,9 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
 
 export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
   return def;
+}
+
+/** Jobs act as the system: the audit log and events name the job. */
+export function jobContext(rt: Runtime, name: string): Ctx<SystemActor> {
+  return { actor: { kind: 'system', name }, requestId: `job_${name}`, env: rt.env, log: rt.log, db: rt.db };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { purgeOldEvents } from '@/server/events/retention';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
-import { defineJob } from './definition';
+import { defineJob, jobContext } from './definition';
 
 export const purgeExpiredJob = defineJob({
   name: 'maintenance.purge-expired',
@@ -9,6 +10,7 @@ export const purgeExpiredJob = defineJob({
   queue: { policy: 'singleton', retryLimit: 2 },
   async handle(_data, rt) {
     const keys = await purgeExpiredIdempotencyKeys(rt.db);
-    rt.log.info({ idempotency_keys: keys }, 'purged expired rows');
+    const events = await purgeOldEvents({ ctx: jobContext(rt, 'maintenance.purge-expired') });
+    rt.log.info({ idempotency_keys: keys, events }, 'purged expired rows');
   },
 });

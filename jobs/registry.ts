@@ -3,9 +3,11 @@ import type { z } from 'zod';
 import type { Runtime } from '@/server/runtime';
 import type { JobDefinition } from './definition';
 import { purgeExpiredJob } from './maintenance';
+import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
+import { fanOutJob } from './webhooks';
 
 // Every job of the service: this list drives queue creation, work() registration and enqueue().
-export const jobDefinitions = [purgeExpiredJob] as const;
+export const jobDefinitions = [fanOutJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as const;
 
 type Defs = (typeof jobDefinitions)[number];
 export type JobName = Defs['name'];

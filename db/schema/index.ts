@@ -6,3 +6,5 @@ export * from './idempotency';
 export * from './rate-limit';
 export * from './operators';
 export * from './audit-log';
+export * from './orders';
+export * from './events';

@@ -36,3 +36,18 @@ export const errorEnvelope = z
     }),
   })
   .meta({ id: 'Error' });
+
+/** ?limit=&starting_after= : lists are newest first; ULIDs sort by creation, so the id is the cursor. */
+export const listQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: '1 to 100, default 20' }),
+  starting_after: ulidString.optional().meta({ description: 'Id of the last object of the previous page' }),
+};
+
+export const createdRange = {
+  created_gte: z.coerce.number().int().min(0).optional().meta({ description: 'Created at or after (Unix seconds)' }),
+  created_lte: z.coerce.number().int().min(0).optional().meta({ description: 'Created at or before (Unix seconds)' }),
+};
+
+export function listOf<S extends z.ZodType>(item: S, id: string) {
+  return z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() }).meta({ id });
+}

@@ -36,6 +36,8 @@ export const envSchema = z.object({
   MIN_DISTANCE_METERS: int(0, 100_000).default(100),
   COURIER_SPEED_KMH: z.coerce.number().positive().max(300).default(18),
   PICKUP_LEAD_SECONDS: int(0, 86_400).default(600),
+  SANDBOX_ORDER_TIMEOUT_SECONDS: int(60, 30 * 86_400).default(3600),
+  EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   SEED_DEMO: bool.default(true),
 });
 

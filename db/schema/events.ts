@@ -1,0 +1,37 @@
+import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { environment } from './credentials';
+import { partners } from './partners';
+
+export interface EventEnvelope {
+  id: string;
+  object: 'event';
+  created: number;
+  livemode: boolean;
+  type: string;
+  data: { object: Record<string, unknown> & { id: string; status: string } };
+}
+
+// The transactional outbox: one row per event, written in the transaction of the change that caused it.
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    partnerId: text('partner_id')
+      .notNull()
+      .references(() => partners.id),
+    environment: environment('environment').notNull(),
+    type: text('type').notNull(),
+    // The resource the event is about (an order id, a webhook subscription id), for filtering.
+    objectId: text('object_id').notNull(),
+    // The exact envelope every delivery sends, frozen at the time of the change.
+    envelope: jsonb('envelope').$type<EventEnvelope>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    // Partner lists: scoped and paginated by id.
+    index('events_partner_env_id_idx').on(t.partnerId, t.environment, t.id),
+    index('events_object_idx').on(t.objectId),
+    // The retention job deletes by age.
+    index('events_created_idx').on(t.createdAt),
+  ],
+);

@@ -1,0 +1,31 @@
+import type PgBoss from 'pg-boss';
+import type postgres from 'postgres';
+import type { Executor } from '@/db/client';
+
+/**
+ * A pg-boss `db` executor over a drizzle handle or an open transaction, so `send(..., { db })` inserts
+ * the job in the same transaction as the change that caused it: committed together or not at all.
+ *
+ * pg-boss's SQL reuses placeholders ($5 three times in one statement). Rebuilding it from drizzle
+ * chunks would turn each use into its own parameter, each typed on its own by the server (one of
+ * them as timestamptz), so the text goes to the postgres.js connection underneath the drizzle
+ * handle as it is.
+ */
+export function bossExecutor(db: Executor): PgBoss.Db {
+  const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
+  if (!client) throw new Error('bossExecutor needs a drizzle postgres-js database or transaction');
+  return {
+    async executeSql(text: string, values: unknown[]) {
+      const rows = await client.unsafe(text, values.map(toParam) as postgres.ParameterOrJSON<never>[]);
+      return { rows: Array.from(rows) };
+    },
+  };
+}
+
+// pg-boss hands over objects and Dates; postgres.js's unsafe() wants them serialised.
+function toParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  return value;
+}

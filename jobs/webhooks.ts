@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { FAN_OUT_QUEUE } from '@/server/events/emit';
+import { fanOutEvent } from '@/server/webhooks/fan-out';
+import { defineJob, jobContext } from './definition';
+
+export const fanOutJob = defineJob({
+  name: FAN_OUT_QUEUE,
+  payload: z.object({ event_id: z.string() }),
+  queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true },
+  work: { pollingIntervalSeconds: 1 },
+  async handle(data, rt) {
+    const result = await fanOutEvent({ ctx: jobContext(rt, FAN_OUT_QUEUE), input: { eventId: data.event_id } });
+    rt.log.debug(result, 'event fanned out');
+  },
+});

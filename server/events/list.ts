@@ -1,0 +1,41 @@
+import { and, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
+import { events, type EventEnvelope } from '@/db/schema';
+import type { PartnerCtx } from '../context';
+import { NotFoundError } from '../errors';
+import { EVENT_CATALOG } from './catalog';
+import { exampleEvent } from './examples';
+import type { ListEventsQuery } from './schemas';
+
+export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListEventsQuery }) {
+  const conditions: SQL[] = [eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)];
+  if (input.type) conditions.push(eq(events.type, input.type));
+  if (input.order_id) conditions.push(eq(events.objectId, input.order_id));
+  if (input.created_gte !== undefined) conditions.push(gte(events.createdAt, new Date(input.created_gte * 1000)));
+  if (input.created_lte !== undefined) conditions.push(lte(events.createdAt, new Date(input.created_lte * 1000)));
+  if (input.starting_after) conditions.push(lt(events.id, input.starting_after));
+  const rows = await ctx.db
+    .select({ envelope: events.envelope })
+    .from(events)
+    .where(and(...conditions))
+    .orderBy(desc(events.id))
+    .limit(input.limit + 1);
+  const data: EventEnvelope[] = rows.slice(0, input.limit).map((r) => r.envelope);
+  return { object: 'list' as const, data, has_more: rows.length > input.limit };
+}
+
+export async function getEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+  const [row] = await ctx.db
+    .select({ envelope: events.envelope })
+    .from(events)
+    .where(and(eq(events.id, input.id), eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)));
+  if (!row) throw new NotFoundError('event', input.id);
+  return row.envelope;
+}
+
+export function listEventTypes() {
+  return {
+    object: 'list' as const,
+    data: EVENT_CATALOG.map((e) => ({ object: 'event_type' as const, type: e.type, description: e.description, example: exampleEvent(e.type) })),
+    has_more: false,
+  };
+}

@@ -1,0 +1,70 @@
+import { and, eq } from 'drizzle-orm';
+import { ulid } from 'ulid';
+import { orders, quotes } from '@/db/schema';
+import { bossExecutor } from '@/jobs/transactional';
+import { withTransaction, type PartnerCtx } from '../context';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
+import { emitEvent } from '../events/emit';
+import { runtime } from '../runtime';
+import { presentOrder } from './present';
+import { SCENARIO_STEP_QUEUE } from './scenario-step';
+import type { CreateOrderInput, OrderResource } from './schemas';
+
+export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: CreateOrderInput }): Promise<OrderResource> {
+  const { partnerId, environment } = ctx.actor;
+  if (input.simulation && environment !== 'sandbox') {
+    throw new ForbiddenError('sandbox_only', 'Simulation is available with sandbox credentials only.');
+  }
+  return withTransaction(ctx, async (tx) => {
+    // Locking the quote serialises two orders racing for it; the unique index on quote_id backs this up.
+    const [quote] = await tx.db
+      .select()
+      .from(quotes)
+      .where(and(eq(quotes.id, input.quote_id), eq(quotes.partnerId, partnerId), eq(quotes.environment, environment)))
+      .for('update');
+    if (!quote) throw new NotFoundError('quote', input.quote_id);
+    if (quote.usedAt) throw new ConflictError('quote_already_used', 'This quote was already used for an order; request a new quote.');
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    if (quote.expiresAt <= now) throw new UnprocessableError('quote_expired', 'This quote has expired; request a new quote.', 'quote_id');
+    if (input.external_id) {
+      const [existing] = await tx.db
+        .select({ id: orders.id })
+        .from(orders)
+        .where(and(eq(orders.partnerId, partnerId), eq(orders.environment, environment), eq(orders.externalId, input.external_id)));
+      if (existing) {
+        throw new ConflictError('duplicate_external_id', `An order with external_id '${input.external_id}' already exists: ${existing.id}.`, {
+          param: 'external_id',
+          existing_order_id: existing.id,
+        });
+      }
+    }
+    const simulation = input.simulation ? { scenario: input.simulation.scenario, step_seconds: input.simulation.step_seconds, next_step: 0 } : null;
+    const [row] = await tx.db
+      .insert(orders)
+      .values({
+        id: ulid(now.getTime()),
+        partnerId,
+        environment,
+        status: 'created',
+        quoteId: quote.id,
+        externalId: input.external_id ?? null,
+        pickup: { lat: quote.pickupLat, lng: quote.pickupLng, contact: input.pickup?.contact ?? null, instructions: input.pickup?.instructions ?? null },
+        dropoff: { lat: quote.dropoffLat, lng: quote.dropoffLng, contact: input.dropoff?.contact ?? null, instructions: input.dropoff?.instructions ?? null },
+        feeAmount: quote.feeAmount,
+        feeCurrency: quote.feeCurrency,
+        statusHistory: [{ status: 'created', at: now.getTime() / 1000 }],
+        metadata: input.metadata ?? {},
+        simulation,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    await tx.db.update(quotes).set({ usedAt: now }).where(eq(quotes.id, quote.id));
+    const resource = presentOrder(row!);
+    await emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at: now });
+    if (simulation) {
+      await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row!.id, step: 0 }, { db: bossExecutor(tx.db), startAfter: simulation.step_seconds });
+    }
+    return resource;
+  });
+}

@@ -1,0 +1,29 @@
+import type { orders } from '@/db/schema';
+import { livemode } from '../context';
+import type { OrderResource } from './schemas';
+import type { OrderStatus } from './state-machine';
+
+export type OrderRow = typeof orders.$inferSelect;
+
+const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export function presentOrder(row: OrderRow): OrderResource {
+  return {
+    id: row.id,
+    object: 'order',
+    livemode: livemode(row.environment),
+    status: row.status as OrderStatus,
+    quote_id: row.quoteId,
+    external_id: row.externalId,
+    pickup: row.pickup,
+    dropoff: row.dropoff,
+    fee: { amount: row.feeAmount, currency: row.feeCurrency },
+    courier: row.courier,
+    cancellation: row.cancellation,
+    status_history: row.statusHistory as OrderResource['status_history'],
+    metadata: row.metadata,
+    simulation: row.simulation ? { scenario: row.simulation.scenario, step_seconds: row.simulation.step_seconds } : null,
+    created: unix(row.createdAt),
+    updated: unix(row.updatedAt),
+  };
+}

@@ -1,0 +1,51 @@
+import { eq, sql } from 'drizzle-orm';
+import { orders } from '@/db/schema';
+import { bossExecutor } from '@/jobs/transactional';
+import { withTransaction, type Ctx } from '../context';
+import { NotFoundError } from '../errors';
+import { runtime } from '../runtime';
+import { applyMove, lockOrder } from './move';
+import { COURIER_CANCELLATION, SCENARIO_STEPS } from './scenarios';
+import { findTransition, type OrderStatus } from './state-machine';
+
+export const SCENARIO_STEP_QUEUE = 'sandbox.scenario-step';
+
+export type StepOutcome = 'moved' | 'finished' | 'stale' | 'stopped';
+
+/**
+ * One step of a sandbox scenario: moves the order and schedules the next step, in one transaction.
+ * A step whose index is not the order's next one (a retried or duplicate job) does nothing; a step
+ * that is no longer legal (the partner cancelled meanwhile) ends the scenario quietly.
+ */
+export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { orderId: string; step: number } }): Promise<StepOutcome> {
+  return withTransaction(ctx, async (tx) => {
+    const row = await lockOrder(tx, input.orderId).catch((e: unknown) => {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    });
+    const sim = row?.simulation;
+    if (!row || !sim || sim.next_step !== input.step) return 'stale';
+    const steps = SCENARIO_STEPS[sim.scenario] ?? [];
+    const to = steps[input.step];
+    if (!to) return 'finished';
+    if (!findTransition(row.status as OrderStatus, to)) {
+      await applyStop(tx, row.id);
+      return 'stopped';
+    }
+    const next = input.step + 1;
+    await applyMove(tx, row, { to, cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined, simulation: { ...sim, next_step: next } });
+    if (next < steps.length) {
+      await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row.id, step: next }, { db: bossExecutor(tx.db), startAfter: sim.step_seconds });
+      return 'moved';
+    }
+    return 'finished';
+  });
+}
+
+/** next_step -1: no step index matches any more, so a stray job for this order is stale. */
+async function applyStop(ctx: Ctx, orderId: string): Promise<void> {
+  await ctx.db
+    .update(orders)
+    .set({ simulation: sql`jsonb_set(${orders.simulation}, '{next_step}', '-1')` })
+    .where(eq(orders.id, orderId));
+}
