@@ -19,6 +19,8 @@ interface Options {
   /** false: connect to a server another live process runs on this data dir, never stop it (the admin CLI). */
   adoptOrphans?: boolean;
   log?: (line: string) => void;
+  /** Listen on this port instead of a free one (e.g. to restart a stopped server where clients expect it). */
+  port?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ interface Options {
  * free port, with a generated password kept beside the data. A server left running by a killed
  * parent (SIGKILL leaves postgres alive) is reused: its port is read from postmaster.pid.
  */
-export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log }: Options): Promise<EmbeddedHandle> {
+export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log, port: wantedPort }: Options): Promise<EmbeddedHandle> {
   const root = path.resolve(dataDir);
   const pgData = path.join(root, 'pg');
   await mkdir(root, { recursive: true });
@@ -45,7 +47,7 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log 
     return { url, stop: owned ? () => stopPid(running.pid) : async () => {} };
   }
 
-  const port = await freePort();
+  const port = wantedPort ?? (await freePort());
   const pg = new EmbeddedPostgres({
     databaseDir: pgData,
     port,
