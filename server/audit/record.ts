@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { auditLog } from '@/db/schema';
 import type { Ctx } from '../context';
 
@@ -10,7 +10,7 @@ function actorName(ctx: Ctx): string {
 /** Appends one audit entry, in the caller's transaction so an undone change leaves no entry. */
 export async function recordAudit(ctx: Ctx, entry: { action: string; targetType: string; targetId: string; before?: unknown; after?: unknown }): Promise<void> {
   await ctx.db.insert(auditLog).values({
-    id: ulid(),
+    id: newId(),
     actor: actorName(ctx),
     action: entry.action,
     targetType: entry.targetType,

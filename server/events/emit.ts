@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { events, type EventEnvelope } from '@/db/schema';
 import { bossExecutor } from '@/jobs/transactional';
 import { livemode, type Ctx, type Environment } from '../context';
@@ -23,7 +23,7 @@ export async function emitEvent(ctx: Ctx, event: NewEvent): Promise<EventEnvelop
   if (!ctx.inTransaction) throw new Error('emitEvent must run inside the transaction of the change it reports');
   const at = event.at ?? new Date();
   const envelope: EventEnvelope = {
-    id: ulid(at.getTime()),
+    id: newId(),
     object: 'event',
     created: Math.floor(at.getTime() / 1000),
     livemode: livemode(event.environment),

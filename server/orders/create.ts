@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { orders, quotes } from '@/db/schema';
 import { bossExecutor } from '@/jobs/transactional';
 import { withTransaction, type PartnerCtx } from '../context';
@@ -42,7 +42,7 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
     const [row] = await tx.db
       .insert(orders)
       .values({
-        id: ulid(now.getTime()),
+        id: newId(),
         partnerId,
         environment,
         status: 'created',

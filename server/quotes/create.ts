@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { quotes } from '@/db/schema';
 import type { PartnerCtx } from '../context';
 import { estimate } from './pricing';
@@ -13,7 +13,7 @@ export async function createQuote({ ctx, input }: { ctx: PartnerCtx; input: Crea
   const [row] = await ctx.db
     .insert(quotes)
     .values({
-      id: ulid(now),
+      id: newId(),
       partnerId: ctx.actor.partnerId,
       environment: ctx.actor.environment,
       pickupLat: input.pickup.lat,
