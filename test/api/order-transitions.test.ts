@@ -1,0 +1,104 @@
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliContext } from '@/server/cli/operator-context';
+import { ConflictError } from '@/server/errors';
+import { advanceOrder } from '@/server/orders/advance';
+import { ORDER_STATUSES, type OrderStatus } from '@/server/orders/state-machine';
+import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// DESIGN.md section 4, written out independently of server/orders/state-machine.ts.
+const LEGAL: Record<OrderStatus, Partial<Record<OrderStatus, string>>> = {
+  created: { courier_assigned: 'order.courier_assigned', cancelled: 'order.cancelled' },
+  courier_assigned: { created: 'order.courier_unassigned', arrived_at_pickup: 'order.arrived_at_pickup', picked_up: 'order.picked_up', cancelled: 'order.cancelled' },
+  arrived_at_pickup: { picked_up: 'order.picked_up', cancelled: 'order.cancelled' },
+  picked_up: { arrived_at_dropoff: 'order.arrived_at_dropoff', delivered: 'order.delivered', returning: 'order.return_started', cancelled: 'order.cancelled' },
+  arrived_at_dropoff: { delivered: 'order.delivered', returning: 'order.return_started', cancelled: 'order.cancelled' },
+  returning: { returned: 'order.returned', cancelled: 'order.cancelled' },
+  delivered: {},
+  returned: {},
+  cancelled: {},
+};
+
+let svc: TestService;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  svc = await startTestService({ WORKERS: 'off' });
+  partner = await createTestPartner(svc);
+});
+
+async function post(path: string, body: unknown = {}) {
+  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: partner.headers, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function newOrder(status: OrderStatus = 'created'): Promise<string> {
+  const quote = await post('/partner/quotes', NYC);
+  const order = await post('/partner/orders', { quote_id: quote.body.id });
+  if (status !== 'created') await svc.rt.db.execute(sql`update orders set status = ${status} where id = ${order.body.id}`);
+  return order.body.id;
+}
+
+async function eventTypes(orderId: string): Promise<string[]> {
+  const rows = await svc.rt.db.execute<{ type: string }>(sql`select type from events where object_id = ${orderId} order by id`);
+  return rows.map((r) => r.type);
+}
+
+describe('the order state machine', () => {
+  const cases = ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.map((to) => [from, to] as const));
+
+  it.each(cases)('%s → %s: legal moves emit exactly their event, illegal ones are 409 and emit nothing', async (from, to) => {
+    const id = await newOrder(from);
+    const before = await eventTypes(id);
+    const expected = LEGAL[from][to];
+    const move = advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: to } });
+    if (expected) {
+      const order = await move;
+      expect(order.status).toBe(to);
+      expect(order.status_history.at(-1)!.status).toBe(to);
+      expect(await eventTypes(id)).toEqual([...before, expected]);
+    } else {
+      await expect(move).rejects.toMatchObject({ code: 'invalid_state_transition' });
+      await expect(move).rejects.toBeInstanceOf(ConflictError);
+      expect(await eventTypes(id)).toEqual(before);
+    }
+  });
+
+  it('a courier assignment sets the courier; an unassignment clears it', async () => {
+    const id = await newOrder();
+    const assigned = await advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'courier_assigned' } });
+    expect(assigned.courier).toMatchObject({ name: expect.any(String), phone: expect.stringMatching(/^\+/) });
+    const unassigned = await advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'created' } });
+    expect(unassigned.courier).toBeNull();
+  });
+});
+
+describe('concurrent moves of one order', () => {
+  it('a partner cancel racing a pickup: exactly one wins, the other is 409, one event per accepted move', async () => {
+    for (let round = 0; round < 8; round++) {
+      const id = await newOrder('arrived_at_pickup');
+      const before = (await eventTypes(id)).length;
+      const [cancel, pickup] = await Promise.all([
+        post(`/partner/orders/${id}/cancel`),
+        advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'picked_up' } }).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof ConflictError ? e.code : 'error'),
+        ),
+      ]);
+      const winners = [cancel.status === 200, pickup === 'ok'].filter(Boolean).length;
+      expect(winners).toBe(1);
+      if (cancel.status === 200) expect(pickup).toBe('invalid_state_transition');
+      else expect(cancel.body.error.code).toBe('cancel_not_allowed');
+      const after = await eventTypes(id);
+      expect(after.length).toBe(before + 1);
+      expect(after.at(-1)).toBe(cancel.status === 200 ? 'order.cancelled' : 'order.picked_up');
+    }
+  });
+
+  it('the same move twice at once: one 200, one 409 invalid_state_transition', async () => {
+    const id = await newOrder('courier_assigned');
+    const results = await Promise.all([post(`/partner/orders/${id}/simulate`, { status: 'picked_up' }), post(`/partner/orders/${id}/simulate`, { status: 'picked_up' })]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect((await eventTypes(id)).filter((t) => t === 'order.picked_up')).toHaveLength(1);
+  });
+});
