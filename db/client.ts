@@ -16,6 +16,11 @@ export function createDbClient(url: string, opts: { max: number; connectTimeoutS
     max: opts.max,
     // Fail fast while the database is unreachable: partner requests answer 503 instead of hanging.
     connect_timeout: opts.connectTimeoutSeconds,
+    // postgres.js waits before reconnecting after a failed connection, by default up to 20 s
+    // (3^retries / 100 s, the count shared by the pool and reset only by a successful connect).
+    // During an outage that held queries until the request deadline, and after it delayed recovery
+    // by up to 20 s. Cap the wait at 1 s (with jitter, so processes do not reconnect in lockstep).
+    backoff: (retries: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, 1),
     idle_timeout: 30,
     max_lifetime: 60 * 30,
     onnotice: () => {},
