@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { sql } from 'drizzle-orm';
+import { createQuote } from '@/server/quotes/create';
+import type { Service } from '@/server/service';
+import type { TestPartner } from '../support/service';
+import { NYC } from '../support/service';
+
+// Helpers for the resilience tests that run several real server processes over one database.
+
+export interface ServerProcess {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  pid: number;
+  /** Everything the process printed, for failure messages. */
+  output: string[];
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+// Never leave a server behind, even if the test process dies between beforeAll and afterAll.
+process.once('exit', () => {
+  for (const child of running) killGroup(child, 'SIGKILL');
+});
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    // tsx runs the server in a child of its own: signal the whole group this test started.
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * `tsx server/main.ts` as a web-only process over `databaseUrl`, on a port the kernel picks (read
+ * back from the start-up banner, so there is no race for a "free" port). Resolves once it printed
+ * that it is ready.
+ */
+export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn('node_modules/.bin/tsx', ['server/main.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      WORKERS: 'off',
+      CONSOLE: 'off',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  running.add(child);
+  const output: string[] = [];
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return void running.delete(child);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 8000);
+    await exited;
+    clearTimeout(timer);
+    running.delete(child);
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('no "ready" line within 60 s')), 60_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      void stop();
+      reject(new Error(`${error.message}; output:\n${output.join('')}`));
+    };
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const match = /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/.exec(output.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${match[1]}`);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('exit', (code, signal) => fail(new Error(`server exited early (code ${code}, signal ${signal})`)));
+    child.once('error', fail);
+  });
+  return { url, pid: child.pid!, output, stop };
+}
+
+/** A quote of the partner's, made through the domain verb so that no HTTP request spends its tokens. */
+export async function seedQuote(svc: Service, partner: TestPartner): Promise<string> {
+  const [cred] = await svc.rt.db.execute<{ id: string }>(sql`select id from credentials where client_id = ${partner.clientId}`);
+  const quote = await createQuote({
+    ctx: {
+      actor: { kind: 'partner', partnerId: partner.partnerId, environment: partner.environment, credentialId: cred!.id, clientId: partner.clientId },
+      requestId: 'req_seed',
+      env: svc.rt.env,
+      log: svc.rt.log,
+      db: svc.rt.db,
+    },
+    input: NYC,
+  });
+  return quote.id;
+}
+
+/** Polls `ok` until it holds or the deadline passes; returns the elapsed milliseconds, or throws. */
+export async function until(what: string, ok: () => Promise<boolean>, deadlineMs: number, intervalMs = 50): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await ok()) return performance.now() - started;
+    if (performance.now() - started > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
