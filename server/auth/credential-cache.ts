@@ -56,6 +56,10 @@ export class CredentialCache {
   }
 
   private async load(keyHash: string): Promise<VerifiedCredential | null> {
+    // The TTL counts from when the query started: a row read just before a revocation committed
+    // must not stay cached for a whole TTL after a slow query returns. A query that fails (the
+    // database is unreachable) throws to the caller, a 503, and caches nothing.
+    const startedAt = Date.now();
     const rows = await this.db
       .select({
         credentialId: credentials.id,
@@ -90,7 +94,7 @@ export class CredentialCache {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(keyHash, { value, expiresAt: Date.now() + this.env.CREDENTIAL_CACHE_TTL_MS });
+    this.entries.set(keyHash, { value, expiresAt: startedAt + this.env.CREDENTIAL_CACHE_TTL_MS });
     return value;
   }
 }
