@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
 import { runMigrations } from '@/db/migrate';
@@ -176,11 +177,20 @@ describe('database outage', () => {
     expect(later.status).toBe(201);
     const recovered = performance.now() - upAt;
     expect(recovered).toBeLessThan(10_000);
+    // The job queue recovered too: a job enqueued now is worked by this process's workers.
+    const jobId = await svc.rt.boss!.send('maintenance.purge-expired', {});
+    expect(jobId).toBeTruthy();
+    const jobDone = await until(
+      'a job is worked after the outage',
+      async () => (await svc.rt.db.execute<{ state: string }>(sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
+      15_000,
+    );
 
     console.info(
       `[db-outage] first 503 (cached key) ${post.ms.toFixed(0)} ms, first 503 (uncached key) ${get.ms.toFixed(0)} ms, ` +
         `/readyz 503 in ${ready.ms.toFixed(0)} ms, worst 503 of ${repeated.length + 2} during outage ${worst.toFixed(0)} ms; ` +
-        `recovery after restart: quotes ${quotesBack.toFixed(0)} ms, /readyz ${(quotesBack + readyBack).toFixed(0)} ms`,
+        `recovery after restart: quotes ${quotesBack.toFixed(0)} ms, /readyz ${(quotesBack + readyBack).toFixed(0)} ms, ` +
+        `a job enqueued after recovery completed in ${jobDone.toFixed(0)} ms`,
     );
     expect(unhandled).toEqual([]);
   });
