@@ -40,8 +40,7 @@ export function createFrontDoor({ routes, next, readiness }: Options): Server {
   });
 
   return createServer(async (req, res) => {
-    delete req.headers[CLIENT_ADDRESS_HEADER];
-    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
+    stampClientAddress(req);
     const url = req.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -53,6 +52,23 @@ export function createFrontDoor({ routes, next, readiness }: Options): Server {
     if (next) return next(req, res);
     return partnerListener(req, res);
   });
+}
+
+/**
+ * Handlers learn the client address only from this header, so a client-sent copy is dropped and the
+ * socket's address written in its place: in `headers` (what Next reads) and in `rawHeaders` (what
+ * the Web Request given to partner handlers is built from).
+ */
+function stampClientAddress(req: IncomingMessage): void {
+  const address = req.socket.remoteAddress ?? '';
+  const raw: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() !== CLIENT_ADDRESS_HEADER) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  raw.push(CLIENT_ADDRESS_HEADER, address);
+  req.rawHeaders.length = 0;
+  req.rawHeaders.push(...raw);
+  req.headers[CLIENT_ADDRESS_HEADER] = address;
 }
 
 function methodNotAllowed(route: RouteEntry): Response {
