@@ -8,9 +8,7 @@ export function parseAddress(text: string): Address | undefined {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   // Zone ids (fe80::1%eth0) are local to this host and never part of an allowlist.
   const noZone = bare.split('%')[0] ?? '';
-  if (!ipaddr.isValid(noZone)) return undefined;
-  // ipaddr.isValid also accepts legacy forms such as "127.1" or "0x7f.1"; allowlists take canonical ones only.
-  if (!ipaddr.IPv6.isValid(noZone) && !ipaddr.IPv4.isValidFourPartDecimal(noZone)) return undefined;
+  if (!isCanonical(noZone)) return undefined;
   return ipaddr.process(noZone);
 }
 
@@ -24,7 +22,7 @@ export function parseCidr(text: string): Cidr | undefined {
   if (rest.length > 0 || !addrPart) return undefined;
   if (prefixPart !== undefined && !/^\d{1,3}$/.test(prefixPart)) return undefined;
   const raw = addrPart.split('%')[0] ?? '';
-  if (!ipaddr.IPv6.isValid(raw) && !ipaddr.IPv4.isValidFourPartDecimal(raw)) return undefined;
+  if (!isCanonical(raw)) return undefined;
   let addr: Address = ipaddr.parse(raw);
   let prefix = prefixPart === undefined ? (addr.kind() === 'ipv4' ? 32 : 128) : Number(prefixPart);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && prefix >= 96) {
@@ -35,6 +33,18 @@ export function parseCidr(text: string): Cidr | undefined {
   if (prefix > max) return undefined;
   const network = ipaddr.parse(networkAddress(addr, prefix));
   return [network, prefix];
+}
+
+/**
+ * ipaddr.js also accepts legacy IPv4 forms ("127.1", "0x7f.1", "010.0.0.1"), inside IPv6 too
+ * ("::ffff:0x7f.0.0.1"); allowlists and forwarded addresses take the four-part decimal form only,
+ * so one address has one spelling.
+ */
+function isCanonical(text: string): boolean {
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return true;
+  if (!ipaddr.IPv6.isValid(text)) return false;
+  const embedded = text.includes('.') ? text.slice(text.lastIndexOf(':') + 1) : undefined;
+  return embedded === undefined || ipaddr.IPv4.isValidFourPartDecimal(embedded);
 }
 
 export function formatCidr([addr, prefix]: Cidr): string {
