@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
 import type { PartnerCtx } from '../context';
 import { NotFoundError } from '../errors';
@@ -11,7 +11,9 @@ export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListE
   if (input.type) conditions.push(eq(events.type, input.type));
   if (input.order_id) conditions.push(eq(events.objectId, input.order_id));
   if (input.created_gte !== undefined) conditions.push(gte(events.createdAt, new Date(input.created_gte * 1000)));
-  if (input.created_lte !== undefined) conditions.push(lte(events.createdAt, new Date(input.created_lte * 1000)));
+  // `created` is whole seconds while created_at may carry milliseconds (emitEvent's default clock):
+  // created_lte=T must include an event at T.7, so the bound is the start of the next second.
+  if (input.created_lte !== undefined) conditions.push(lt(events.createdAt, new Date((input.created_lte + 1) * 1000)));
   if (input.starting_after) conditions.push(lt(events.id, input.starting_after));
   const rows = await ctx.db
     .select({ envelope: events.envelope })
