@@ -1,0 +1,304 @@
+import { sql } from 'drizzle-orm';
+import { ulid } from 'ulid';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { EventEnvelope } from '@/db/schema';
+import { jobContext } from '@/jobs/definition';
+import { cliContext } from '@/server/cli/operator-context';
+import { purgeOldEvents } from '@/server/events/retention';
+import { eventResource } from '@/server/events/schemas';
+import { orderResource } from '@/server/orders/schemas';
+import { decideGoLive } from '@/server/partners/go-live';
+import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
+// order (or, for webhook.test, the subscription) has in each. Written out independently of the catalog.
+const CATALOG: Record<string, string> = {
+  'order.created': 'created',
+  'order.courier_assigned': 'courier_assigned',
+  'order.courier_unassigned': 'created',
+  'order.arrived_at_pickup': 'arrived_at_pickup',
+  'order.picked_up': 'picked_up',
+  'order.arrived_at_dropoff': 'arrived_at_dropoff',
+  'order.delivered': 'delivered',
+  'order.return_started': 'returning',
+  'order.returned': 'returned',
+  'order.cancelled': 'cancelled',
+  'webhook.test': 'enabled',
+};
+
+let svc: TestService;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  partner = await createTestPartner(svc);
+});
+
+async function call(method: string, path: string, who: TestPartner | Record<string, string>, body?: unknown) {
+  const headers = 'headers' in who ? (who as TestPartner).headers : (who as Record<string, string>);
+  const res = await fetch(`${svc.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function newOrder(who: TestPartner) {
+  const quote = await call('POST', '/partner/quotes', who, NYC);
+  const order = await call('POST', '/partner/orders', who, { quote_id: quote.body.id });
+  expect(order.status, JSON.stringify(order.body)).toBe(201);
+  return order.body as { id: string; livemode: boolean };
+}
+
+async function list(who: TestPartner, query = ''): Promise<EventEnvelope[]> {
+  const res = await call('GET', `/partner/events?limit=100${query ? `&${query}` : ''}`, who);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body).toMatchObject({ object: 'list', has_more: false });
+  return res.body.data;
+}
+
+const ids = (events: { id: string }[]) => events.map((e) => e.id);
+
+/** An event row as emitEvent writes it, at a chosen time (ms precision, as emitEvent's default clock). */
+async function insertEvent(who: { partnerId: string }, at: Date, opts: { environment?: string; type?: string; objectId?: string } = {}): Promise<string> {
+  const id = ulid(at.getTime());
+  const objectId = opts.objectId ?? ulid(at.getTime());
+  const type = opts.type ?? 'order.created';
+  const envelope = { id, object: 'event', created: Math.floor(at.getTime() / 1000), livemode: opts.environment === 'production', type, data: { object: { id: objectId, status: 'created' } } };
+  await svc.rt.db.execute(
+    sql`insert into events (id, partner_id, environment, type, object_id, envelope, created_at) values (${id}, ${who.partnerId}, ${opts.environment ?? 'sandbox'}, ${type}, ${objectId}, ${JSON.stringify(envelope)}::jsonb, ${at.toISOString()}::timestamptz)`,
+  );
+  return id;
+}
+
+async function eventExists(id: string): Promise<boolean> {
+  return (await svc.rt.db.execute(sql`select 1 from events where id = ${id}`)).length === 1;
+}
+
+const DAY = 86_400_000;
+
+describe('GET /partner/event-types', () => {
+  it('lists every catalog type with a description and an example envelope whose object has the matching status', async () => {
+    const res = await call('GET', '/partner/event-types', partner);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'list', has_more: false });
+    const types = res.body.data as { object: string; type: string; description: string; example: EventEnvelope }[];
+    expect(types.map((t) => t.type).sort()).toEqual(Object.keys(CATALOG).sort());
+    for (const t of types) {
+      expect(t.object).toBe('event_type');
+      expect(t.description, t.type).toEqual(expect.any(String));
+      expect(t.description.length, t.type).toBeGreaterThan(10);
+      expect(() => eventResource.parse(t.example), t.type).not.toThrow();
+      expect(Object.keys(t.example).sort()).toEqual(['created', 'data', 'id', 'livemode', 'object', 'type']);
+      expect(t.example).toMatchObject({ object: 'event', type: t.type, livemode: false });
+      expect(t.example.data.object.status, t.type).toBe(CATALOG[t.type]);
+      if (t.type.startsWith('order.')) {
+        // The example's object is an order exactly as GET /partner/orders/{id} shapes it.
+        const order = orderResource.parse(t.example.data.object);
+        expect(order.status_history.at(-1)!.status).toBe(order.status);
+        expect(order.updated).toBe(order.status_history.at(-1)!.at);
+        expect(Object.keys(t.example.data.object).sort()).toEqual(Object.keys(orderResource.shape).sort());
+      } else {
+        expect(t.example.data.object).toEqual({ id: expect.any(String), object: 'webhook_subscription', url: expect.stringMatching(/^https:\/\//), status: 'enabled' });
+      }
+    }
+    const cancelled = types.find((t) => t.type === 'order.cancelled')!.example.data.object;
+    expect(cancelled.cancellation).toEqual({ reason: expect.any(String), source: expect.any(String) });
+  });
+
+  it('needs credentials', async () => {
+    expect((await call('GET', '/partner/event-types', {})).status).toBe(401);
+  });
+});
+
+describe('GET /partner/events', () => {
+  let lister: TestPartner;
+  let a: string;
+  let b: string;
+  let c: string;
+  let all: EventEnvelope[];
+
+  beforeAll(async () => {
+    lister = await createTestPartner(svc);
+    a = (await newOrder(lister)).id;
+    b = (await newOrder(lister)).id;
+    c = (await newOrder(lister)).id;
+    for (const status of ['courier_assigned', 'arrived_at_pickup']) {
+      expect((await call('POST', `/partner/orders/${a}/simulate`, lister, { status })).status).toBe(200);
+    }
+    expect((await call('POST', `/partner/orders/${c}/cancel`, lister, {})).status).toBe(200);
+    all = await list(lister);
+  });
+
+  it('lists the partner\'s events newest first, each the stored envelope', async () => {
+    expect(all).toHaveLength(6);
+    expect(ids(all)).toEqual([...ids(all)].sort().reverse());
+    const rows = await svc.rt.db.execute<{ envelope: EventEnvelope }>(sql`select envelope from events where partner_id = ${lister.partnerId} order by id desc`);
+    expect(all).toEqual(rows.map((r) => r.envelope));
+    for (const e of all) expect(() => eventResource.parse(e)).not.toThrow();
+    expect(all.map((e) => [e.type, e.data.object.id])).toEqual([
+      ['order.cancelled', c],
+      ['order.arrived_at_pickup', a],
+      ['order.courier_assigned', a],
+      ['order.created', c],
+      ['order.created', b],
+      ['order.created', a],
+    ]);
+  });
+
+  it('filters by type and by order_id, alone and together', async () => {
+    expect((await list(lister, 'type=order.created')).map((e) => e.data.object.id)).toEqual([c, b, a]);
+    expect(ids(await list(lister, 'type=order.cancelled'))).toEqual(ids(all.filter((e) => e.type === 'order.cancelled')));
+    expect(await list(lister, 'type=order.delivered')).toEqual([]);
+    const ofA = await list(lister, `order_id=${a}`);
+    expect(ofA.map((e) => e.type)).toEqual(['order.arrived_at_pickup', 'order.courier_assigned', 'order.created']);
+    expect(ofA.every((e) => e.data.object.id === a)).toBe(true);
+    expect(ids(await list(lister, `order_id=${a}&type=order.courier_assigned`))).toEqual(ids(ofA.filter((e) => e.type === 'order.courier_assigned')));
+    expect(await list(lister, `order_id=${b}&type=order.cancelled`)).toEqual([]);
+    expect(await list(lister, 'order_id=01ARZ3NDEKTSV4RRFFQ69G5FAV')).toEqual([]);
+  });
+
+  it('filters by created_gte and created_lte, both inclusive to the second', async () => {
+    const who = await createTestPartner(svc);
+    const now = Date.now();
+    const second = Math.floor(now / 1000) - 7200;
+    const old = await insertEvent(who, new Date(second * 1000 + 700));
+    const older = await insertEvent(who, new Date((second - 1) * 1000));
+    const recent = await insertEvent(who, new Date(now - 60_000));
+    expect(ids(await list(who))).toEqual([recent, old, older]);
+    expect(ids(await list(who, `created_lte=${second}`))).toEqual([old, older]);
+    expect(ids(await list(who, `created_lte=${second - 1}`))).toEqual([older]);
+    expect(ids(await list(who, `created_gte=${second}`))).toEqual([recent, old]);
+    expect(ids(await list(who, `created_gte=${second + 1}`))).toEqual([recent]);
+    expect(ids(await list(who, `created_gte=${second}&created_lte=${second}`))).toEqual([old]);
+    expect(await list(who, `created_gte=${Math.floor(now / 1000) + 3600}`)).toEqual([]);
+    // The envelope's `created` is the value the filters compare.
+    for (const e of await list(who, `created_gte=${second}&created_lte=${second}`)) expect(e.created).toBe(second);
+  });
+
+  it('paginates with limit, starting_after and has_more', async () => {
+    const pages: EventEnvelope[][] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const res = await call('GET', `/partner/events?limit=4${cursor ? `&starting_after=${cursor}` : ''}`, lister);
+      expect(res.status).toBe(200);
+      pages.push(res.body.data);
+      if (!res.body.has_more) break;
+      expect(res.body.data).toHaveLength(4);
+      cursor = res.body.data.at(-1).id;
+    }
+    expect(pages.map((p) => p.length)).toEqual([4, 2]);
+    expect(pages.flat()).toEqual(all);
+    const first = await call('GET', '/partner/events?limit=2', lister);
+    expect(first.body).toMatchObject({ object: 'list', has_more: true });
+    expect(ids(first.body.data)).toEqual(ids(all.slice(0, 2)));
+    const filtered = await call('GET', `/partner/events?type=order.created&limit=1&starting_after=${all[3]!.id}`, lister);
+    expect(filtered.body.has_more).toBe(true);
+    expect(filtered.body.data.map((e: EventEnvelope) => e.data.object.id)).toEqual([b]);
+    const end = await call('GET', `/partner/events?starting_after=${all.at(-1)!.id}`, lister);
+    expect(end.body).toEqual({ object: 'list', data: [], has_more: false });
+    // Default page size is 20.
+    expect((await call('GET', '/partner/events', lister)).body.data).toEqual(all);
+  });
+
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'starting_after=not-a-ulid', `starting_after=${'Z'.repeat(27)}`, 'created_gte=yesterday', 'created_lte=-1', 'unknown=1'])(
+    'rejects ?%s with 400',
+    async (query) => {
+      const res = await call('GET', `/partner/events?${query}`, lister);
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('invalid_request_error');
+      expect(res.body.error.param).toBe(query.split('=')[0]);
+    },
+  );
+
+  it('GET /partner/events/{id} returns the envelope as listed; unknown ids are 404', async () => {
+    for (const e of all) {
+      const res = await call('GET', `/partner/events/${e.id}`, lister);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(e);
+    }
+    for (const id of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope']) {
+      const res = await call('GET', `/partner/events/${id}`, lister);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('resource_missing');
+    }
+  });
+
+  it('needs credentials', async () => {
+    expect((await call('GET', '/partner/events', {})).status).toBe(401);
+    expect((await call('GET', `/partner/events/${all[0]!.id}`, { 'x-client-id': lister.clientId, 'x-api-key': 'sk_sandbox_wrong' })).status).toBe(401);
+  });
+});
+
+describe('isolation', () => {
+  it('another partner neither lists nor fetches this partner\'s events', async () => {
+    const mine = await createTestPartner(svc);
+    const theirs = await createTestPartner(svc);
+    const order = await newOrder(mine);
+    const [event] = await list(mine);
+    expect(event!.data.object.id).toBe(order.id);
+    expect((await call('GET', `/partner/events/${event!.id}`, theirs)).status).toBe(404);
+    expect(await list(theirs)).toEqual([]);
+    expect(await list(theirs, `order_id=${order.id}`)).toEqual([]);
+    // A cursor is only a position: one above every id still shows nothing of another partner.
+    expect(await list(theirs, `starting_after=${'Z'.repeat(26)}`)).toEqual([]);
+  });
+
+  it('the same partner\'s production credential sees no sandbox events, and the sandbox one no production events', async () => {
+    const sandbox = await createTestPartner(svc);
+    const sandboxOrder = await newOrder(sandbox);
+    await decideGoLive({ ctx: cliContext(svc.rt), input: { partnerId: sandbox.partnerId, decision: 'approve' } });
+    const production = await createTestPartner(svc, { environment: 'production', partnerId: sandbox.partnerId });
+    const sandboxEvents = await list(sandbox);
+    expect(sandboxEvents).toHaveLength(1);
+    expect(await list(production)).toEqual([]);
+    expect((await call('GET', `/partner/events/${sandboxEvents[0]!.id}`, production)).status).toBe(404);
+    expect(await list(production, `order_id=${sandboxOrder.id}`)).toEqual([]);
+
+    const liveOrder = await newOrder(production);
+    const liveEvents = await list(production);
+    expect(liveEvents.map((e) => [e.type, e.livemode, e.data.object.id])).toEqual([['order.created', true, liveOrder.id]]);
+    expect((await call('GET', `/partner/events/${liveEvents[0]!.id}`, production)).body).toEqual(liveEvents[0]);
+    expect((await call('GET', `/partner/events/${liveEvents[0]!.id}`, sandbox)).status).toBe(404);
+    expect(ids(await list(sandbox))).toEqual(ids(sandboxEvents));
+  });
+});
+
+describe('retention', () => {
+  it('purges events older than EVENT_RETENTION_DAYS (30 by default) and keeps the rest', async () => {
+    expect(svc.env.EVENT_RETENTION_DAYS).toBe(30);
+    const who = await createTestPartner(svc);
+    const now = Date.now();
+    const expired = await insertEvent(who, new Date(now - 31 * DAY));
+    const kept = await insertEvent(who, new Date(now - 29 * DAY));
+    const fresh = await insertEvent(who, new Date(now));
+    const purged = await purgeOldEvents({ ctx: jobContext(svc.rt, 'test.retention') });
+    expect(purged).toBe(1);
+    expect(await eventExists(expired)).toBe(false);
+    expect(await eventExists(kept)).toBe(true);
+    expect(ids(await list(who))).toEqual([fresh, kept]);
+  });
+
+  it('honours a configured EVENT_RETENTION_DAYS', async () => {
+    const who = await createTestPartner(svc);
+    const now = Date.now();
+    const eight = await insertEvent(who, new Date(now - 8 * DAY));
+    const six = await insertEvent(who, new Date(now - 6 * DAY));
+    const ctx = jobContext(svc.rt, 'test.retention');
+    const purged = await purgeOldEvents({ ctx: { ...ctx, env: { ...ctx.env, EVENT_RETENTION_DAYS: 7 } } });
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect(await eventExists(eight)).toBe(false);
+    expect(await eventExists(six)).toBe(true);
+  });
+
+  it('the maintenance.purge-expired job purges, and it is scheduled', async () => {
+    const who = await createTestPartner(svc);
+    const expired = await insertEvent(who, new Date(Date.now() - 40 * DAY));
+    const kept = await insertEvent(who, new Date(Date.now() - DAY));
+    expect(await svc.rt.boss!.send('maintenance.purge-expired', {})).toBeTruthy();
+    const deadline = Date.now() + 15_000;
+    while ((await eventExists(expired)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await eventExists(expired)).toBe(false);
+    expect(await eventExists(kept)).toBe(true);
+
+    const schedules = await svc.rt.db.execute<{ name: string; cron: string }>(sql`select name, cron from pgboss.schedule order by name`);
+    expect(Array.from(schedules)).toEqual(expect.arrayContaining([{ name: 'maintenance.purge-expired', cron: expect.any(String) }]));
+  });
+});
