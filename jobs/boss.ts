@@ -12,7 +12,10 @@ export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Pr
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
-    max: 4,
+    max: 8,
+    // Expired jobs (their worker died) are failed and retried by this sweep: a killed delivery worker
+    // must not hold an event for pg-boss's default two minutes.
+    maintenanceIntervalSeconds: 10,
     application_name: 'partner-delivery-jobs',
     schedule,
     supervise: schedule,

@@ -11,6 +11,10 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Cron expression: the job is also scheduled, once for the whole cluster. */
   schedule?: string;
   work?: PgBoss.WorkOptions;
+  /** How many fetch loops this process runs for the queue (default 1). */
+  loops?: number;
+  /** Handle the jobs of one fetched batch concurrently rather than one after another. */
+  parallel?: boolean;
   handle(data: z.infer<S>, rt: Runtime): Promise<void>;
 }
 

@@ -4,10 +4,10 @@ import type { Runtime } from '@/server/runtime';
 import type { JobDefinition } from './definition';
 import { purgeExpiredJob } from './maintenance';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
-import { fanOutJob } from './webhooks';
+import { deliverJob, fanOutJob } from './webhooks';
 
 // Every job of the service: this list drives queue creation, work() registration and enqueue().
-export const jobDefinitions = [fanOutJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as const;
+export const jobDefinitions = [fanOutJob, deliverJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as const;
 
 type Defs = (typeof jobDefinitions)[number];
 export type JobName = Defs['name'];
@@ -21,12 +21,27 @@ export async function createQueues(boss: PgBoss): Promise<void> {
   }
 }
 
-export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<void> {
+/** Starts this process's workers; returns the pg-boss worker ids of each queue, for waking them. */
+export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<Map<string, string[]>> {
+  const ids = new Map<string, string[]>();
   for (const def of jobDefinitions as readonly JobDefinition[]) {
-    await boss.work(def.name, { pollingIntervalSeconds: 2, ...def.work }, async (jobs) => {
-      for (const job of jobs) await def.handle(def.payload.parse(job.data), rt);
-    });
+    const options = { pollingIntervalSeconds: 2, ...def.work };
+    const list: string[] = [];
+    for (let i = 0; i < (def.loops ?? 1); i++) {
+      let workerId = '';
+      const handler = async (jobs: PgBoss.Job<object>[]) => {
+        // pg-boss sleeps the polling interval after every fetch; a full batch means more are waiting,
+        // so this loop fetches again at once instead.
+        if (jobs.length >= (options.batchSize ?? 1)) boss.notifyWorker(workerId);
+        if (def.parallel) await Promise.all(jobs.map((job) => def.handle(def.payload.parse(job.data), rt)));
+        else for (const job of jobs) await def.handle(def.payload.parse(job.data), rt);
+      };
+      workerId = await boss.work(def.name, options, handler);
+      list.push(workerId);
+    }
+    ids.set(def.name, list);
   }
+  return ids;
 }
 
 /** Typed enqueue; pass `db` (an executor over an open transaction) to enqueue atomically with a write. */

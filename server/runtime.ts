@@ -5,6 +5,8 @@ import { createLogger, type Logger } from './logger';
 import { CredentialCache } from './auth/credential-cache';
 import { RateLimiter } from './rate-limit/limiter';
 import { parseCidr, type Cidr } from './auth/cidr';
+import type { SecretBox } from './crypto/secret-box';
+import { systemResolver, type Resolver } from './webhooks/url-policy';
 
 /** Process-wide singletons: one pool, one cache. Kept on globalThis so Next's bundle and tsx's modules share them. */
 export interface Runtime extends DbClient {
@@ -15,6 +17,10 @@ export interface Runtime extends DbClient {
   trustedProxies: Cidr[];
   /** The job queue client; set once pg-boss has started (every service process starts one). */
   boss?: PgBoss;
+  /** Seals webhook signing secrets; set by the service at start (server/crypto/encryption-key.ts). */
+  secretBox?: SecretBox;
+  /** How webhook hosts resolve; tests swap in their own to point names at chosen addresses. */
+  resolver: Resolver;
 }
 
 const KEY = Symbol.for('partner-delivery.runtime');
@@ -31,6 +37,7 @@ export function initRuntime(env: Env, databaseUrl: string, log: Logger = createL
     log,
     credentials: new CredentialCache(client.db, env),
     rateLimiter: new RateLimiter(client.db),
+    resolver: systemResolver,
     trustedProxies: env.TRUSTED_PROXY_CIDRS.map((text) => {
       const cidr = parseCidr(text);
       if (!cidr) throw new Error(`TRUSTED_PROXY_CIDRS: '${text}' is not a CIDR`);

@@ -4,7 +4,9 @@ import type PgBoss from 'pg-boss';
 import { sql } from 'drizzle-orm';
 import { startBoss } from '@/jobs/boss';
 import { createQueues, registerWorkers } from '@/jobs/registry';
+import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from './config/env';
+import { loadSecretBox } from './crypto/encryption-key';
 import { resolveDatabase } from './database';
 import { createFrontDoor } from './http/front-door';
 import { prepareNext } from './http/next-app';
@@ -30,13 +32,15 @@ export interface ServiceRoles {
 export async function startService(env: Env, roles: ServiceRoles, log: Logger = createLogger(env.LOG_LEVEL)): Promise<Service> {
   const db = await resolveDatabase(env, log);
   const rt = initRuntime(env, db.url, log);
+  rt.secretBox = loadSecretBox(env, log);
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
   const boss: PgBoss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
   await createQueues(boss);
   rt.boss = boss;
-  if (roles.workers) await registerWorkers(boss, rt);
+  let unlisten: (() => Promise<void>) | undefined;
+  if (roles.workers) unlisten = await wakeWorkersOnNotify(rt, boss, await registerWorkers(boss, rt));
 
   let server: Server | undefined;
   let url: string | undefined;
@@ -60,6 +64,7 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
       await closeRuntime();
       await db.embedded?.stop();

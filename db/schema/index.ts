@@ -8,3 +8,4 @@ export * from './operators';
 export * from './audit-log';
 export * from './orders';
 export * from './events';
+export * from './webhooks';

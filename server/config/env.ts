@@ -38,6 +38,21 @@ export const envSchema = z.object({
   PICKUP_LEAD_SECONDS: int(0, 86_400).default(600),
   SANDBOX_ORDER_TIMEOUT_SECONDS: int(60, 30 * 86_400).default(3600),
   EVENT_RETENTION_DAYS: int(1, 3650).default(30),
+  SECRET_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => /^[0-9a-f]{64}$/i.test(v.trim()) || Buffer.from(v.trim(), 'base64').length === 32, '32 bytes, as 64 hex characters or base64')
+    .optional(),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds, e.g. 5,300,1800')
+    .transform((v) => v.split(',').map((x) => Number(x.trim())))
+    .optional(),
+  WEBHOOK_SANDBOX_RETRY_WINDOW_SECONDS: int(0, 30 * 86_400).default(1800),
+  WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
+  WEBHOOK_AUTO_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(120),
+  WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000).default(20),
   SEED_DEMO: bool.default(true),
 });
 

@@ -6,7 +6,7 @@ import { AppError } from '../errors';
 import { runtime } from '../runtime';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
-import type { RouteEntry } from './route-table';
+import { isPartnerPath, type RouteEntry } from './route-table';
 import type { HttpMethod } from './route-spec';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -17,8 +17,6 @@ interface Options {
   next?: NextHandler;
   readiness: () => Promise<boolean>;
 }
-
-const PARTNER_PREFIX = '/partner/';
 
 /**
  * The one socket owner. It stamps the socket's address on every request (after stripping any
@@ -48,7 +46,7 @@ export function createFrontDoor({ routes, next, readiness }: Options): Server {
       const ready = await readiness().catch(() => false);
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
     }
-    if (pathname.startsWith(PARTNER_PREFIX) || pathname === '/partner') return partnerListener(req, res);
+    if (isPartnerPath(pathname)) return partnerListener(req, res);
     if (next) return next(req, res);
     return partnerListener(req, res);
   });

@@ -43,6 +43,10 @@ async function build(): Promise<object> {
   for (const route of await loadRouteTable()) {
     for (const [method, handler] of Object.entries(route.handlers) as [HttpMethod, { spec: RouteSpec }][]) {
       registry.registerPath(operation(route.path, method, handler.spec, [apiKey.name, clientId.name]));
+      if (route.alias) {
+        const aliased = { ...handler.spec, operationId: `${handler.spec.operationId}ViaAlias`, description: `Alias of ${method} ${route.path}, as the specification prints it.` };
+        registry.registerPath(operation(route.alias, method, aliased, [apiKey.name, clientId.name]));
+      }
     }
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -6,12 +6,17 @@ import { HTTP_METHODS, isSpecifiedHandler, type HttpMethod, type SpecifiedHandle
 export interface RouteEntry {
   /** OpenAPI-style path, e.g. /partner/quotes/{id} */
   path: string;
+  /** The same route under the spec's un-prefixed spelling (/webhooks/{id}/test), if it has one. */
+  alias?: string;
   file: string;
   handlers: Partial<Record<HttpMethod, SpecifiedHandler>>;
   match(pathname: string): Record<string, string> | undefined;
 }
 
 const APP_DIR = path.resolve(process.cwd(), 'app');
+// The spec prints the webhook paths without /partner; DESIGN makes /partner/webhooks canonical and
+// /webhooks an alias served by the same handlers.
+const ALIASES: [canonical: string, alias: string][] = [['/partner/webhooks', '/webhooks']];
 const PARTNER_DIR = path.join(APP_DIR, 'partner');
 
 /**
@@ -61,7 +66,26 @@ export function routePath(file: string): string {
 }
 
 function entry(file: string, handlers: RouteEntry['handlers']): RouteEntry {
-  const routePathText = routePath(file);
+  const canonical = routePath(file);
+  const aliasRule = ALIASES.find(([prefix]) => canonical === prefix || canonical.startsWith(prefix + '/'));
+  const alias = aliasRule ? aliasRule[1] + canonical.slice(aliasRule[0].length) : undefined;
+  const matchers = [compile(canonical), ...(alias ? [compile(alias)] : [])];
+  return {
+    path: canonical,
+    alias,
+    file,
+    handlers,
+    match(pathname) {
+      for (const m of matchers) {
+        const params = m(pathname);
+        if (params) return params;
+      }
+      return undefined;
+    },
+  };
+}
+
+function compile(routePathText: string): (pathname: string) => Record<string, string> | undefined {
   const names: string[] = [];
   const source = routePathText
     .split('/')
@@ -74,20 +98,20 @@ function entry(file: string, handlers: RouteEntry['handlers']): RouteEntry {
     })
     .join('/');
   const regex = new RegExp(`^${source}/?$`);
-  return {
-    path: routePathText,
-    file,
-    handlers,
-    match(pathname) {
-      const m = regex.exec(pathname);
-      if (!m) return undefined;
-      const params: Record<string, string> = {};
-      names.forEach((name, i) => {
-        params[name] = safeDecode(m[i + 1] ?? '');
-      });
-      return params;
-    },
+  return (pathname) => {
+    const m = regex.exec(pathname);
+    if (!m) return undefined;
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => {
+      params[name] = safeDecode(m[i + 1] ?? '');
+    });
+    return params;
   };
+}
+
+/** Paths the front door must dispatch itself rather than hand to Next. */
+export function isPartnerPath(pathname: string): boolean {
+  return pathname === '/partner' || pathname.startsWith('/partner/') || ALIASES.some(([, alias]) => pathname === alias || pathname.startsWith(alias + '/'));
 }
 
 function safeDecode(s: string): string {

@@ -1,20 +1,66 @@
-import { eq } from 'drizzle-orm';
-import { events } from '@/db/schema';
-import type { Ctx } from '../context';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { events, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import { bossExecutor } from '@/jobs/transactional';
+import { withTransaction, type Ctx } from '../context';
+import { newId } from '../ids';
+import { runtime } from '../runtime';
+import { JOBS_CHANNEL } from '../events/emit';
+import { DELIVER_QUEUE, type DeliverJob } from './deliver';
 
 export interface FanOutResult {
   eventId: string;
   found: boolean;
-  deliveries: number;
+  /** Deliveries created now: pending for enabled subscriptions, skipped for disabled ones. */
+  pending: number;
+  skipped: number;
 }
 
 /**
- * Fans one committed event out to the partner's matching webhook subscriptions. Subscriptions
- * arrive with the webhook delivery engine; until then an event has none to go to, so this only
- * confirms the event exists (a job for a rolled-back event cannot exist: it is enqueued in the
- * same transaction).
+ * Fans one committed event out to the matching subscriptions of its partner and environment: one
+ * delivery per (event, subscription), unique, so a retried fan-out creates nothing twice. Empty
+ * filters match every catalog type; webhook.test goes only to the subscription it was sent for.
+ * Disabled subscriptions get a `skipped` delivery, so a later replay can find what they missed.
  */
 export async function fanOutEvent({ ctx, input }: { ctx: Ctx; input: { eventId: string } }): Promise<FanOutResult> {
-  const [event] = await ctx.db.select({ id: events.id }).from(events).where(eq(events.id, input.eventId));
-  return { eventId: input.eventId, found: Boolean(event), deliveries: 0 };
+  return withTransaction(ctx, async (tx) => {
+    const [event] = await tx.db
+      .select({ id: events.id, type: events.type, partnerId: events.partnerId, environment: events.environment, objectId: events.objectId })
+      .from(events)
+      .where(eq(events.id, input.eventId));
+    if (!event) return { eventId: input.eventId, found: false, pending: 0, skipped: 0 };
+    const subscriptions = await tx.db
+      .select({ id: webhookSubscriptions.id, status: webhookSubscriptions.status, filters: webhookSubscriptions.eventFilters })
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.partnerId, event.partnerId), eq(webhookSubscriptions.environment, event.environment), isNull(webhookSubscriptions.deletedAt)));
+    const matching = subscriptions.filter((s) =>
+      event.type === 'webhook.test' ? s.id === event.objectId : s.filters.length === 0 || s.filters.includes(event.type),
+    );
+    if (matching.length === 0) return { eventId: event.id, found: true, pending: 0, skipped: 0 };
+    const now = new Date();
+    const created = await tx.db
+      .insert(webhookDeliveries)
+      .values(
+        matching.map((s) => ({
+          id: newId(),
+          eventId: event.id,
+          subscriptionId: s.id,
+          eventType: event.type,
+          status: s.status === 'enabled' ? ('pending' as const) : ('skipped' as const),
+          createdAt: now,
+          updatedAt: now,
+        })),
+      )
+      .onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.subscriptionId] })
+      .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId, status: webhookDeliveries.status });
+    const pending = created.filter((d) => d.status === 'pending');
+    if (pending.length > 0) {
+      await runtime().boss!.insert(
+        pending.map((d) => ({ name: DELIVER_QUEUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId, attempt: 1 } satisfies DeliverJob })),
+        { db: bossExecutor(tx.db) },
+      );
+      // Delivered on commit: wakes idle delivery workers in every process instead of waiting for their next poll.
+      await tx.db.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${DELIVER_QUEUE})`);
+    }
+    return { eventId: event.id, found: true, pending: pending.length, skipped: created.length - pending.length };
+  });
 }

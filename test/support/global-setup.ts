@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedHandle } from '../../db/embedded';
 import { runMigrations } from '../../db/migrate';
 import { startBoss } from '../../jobs/boss';
 import { createLogger } from '../../server/logger';
+import { createTestCa } from './test-ca';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,8 @@ declare module 'vitest' {
     pgAdminUrl: string;
     /** Migrated template that every test file's database is copied from. */
     pgTemplate: string;
+    /** Directory of the run's test certificate authority (test/support/test-ca.ts). */
+    testCaDir: string;
     /** Prefix of every database this run creates, so teardown on a shared server drops exactly those. */
     pgPrefix: string;
   }
@@ -42,6 +45,12 @@ export default async function setup(project: TestProject) {
   await runMigrations(templateUrl);
   const boss = await startBoss({ databaseUrl: templateUrl, log: createLogger('silent'), schedule: false });
   await boss.stop({ graceful: false, wait: true });
+
+  // Webhook receivers in tests are real HTTPS servers whose certificates this CA signs; the service
+  // trusts it the way production trusts public CAs: through NODE_EXTRA_CA_CERTS, read at process start.
+  const ca = createTestCa(path.join(tmpdir(), `pdp-test-ca-${process.pid}`));
+  process.env.NODE_EXTRA_CA_CERTS = ca.caCert;
+  project.provide('testCaDir', ca.dir);
 
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgTemplate', template);

@@ -8,6 +8,9 @@ import { createPartner } from '@/server/partners/create';
 import { startService, type Service } from '@/server/service';
 import { createTestDatabase } from './database';
 
+// A fixed key: tests seal and open secrets; nothing real is protected by it.
+export const TEST_ENCRYPTION_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
 export interface TestService extends Service {
   url: string;
   env: Env;
@@ -28,6 +31,7 @@ export async function startTestService(overrides: Record<string, string> = {}): 
     CONSOLE: 'off',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SEED_DEMO: 'false',
+    SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
   });
   const service = await startService(env, { web: true, workers: env.WORKERS === 'on' });

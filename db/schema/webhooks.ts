@@ -1,0 +1,92 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { environment } from './credentials';
+import { events } from './events';
+import { partners } from './partners';
+
+export const subscriptionStatus = pgEnum('webhook_subscription_status', ['enabled', 'disabled']);
+
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: text('id').primaryKey(),
+    partnerId: text('partner_id')
+      .notNull()
+      .references(() => partners.id),
+    environment: environment('environment').notNull(),
+    url: text('url').notNull(),
+    description: text('description'),
+    // Empty: every catalog type.
+    eventFilters: jsonb('event_filters').$type<string[]>().notNull(),
+    status: subscriptionStatus('status').notNull(),
+    disabledReason: text('disabled_reason'),
+    // AES-256-GCM (server/crypto/secret-box.ts); never returned after creation or rotation.
+    secretSealed: text('secret_sealed').notNull(),
+    // During a rotation's overlap both secrets sign.
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    // First failure since the last success: auto-disable measures from here.
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    // Fan-out reads the live subscriptions of one partner and environment for every event.
+    index('webhook_subscriptions_scope_idx').on(t.partnerId, t.environment).where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+export const deliveryStatus = pgEnum('webhook_delivery_status', ['pending', 'succeeded', 'failed', 'skipped']);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id),
+    eventType: text('event_type').notNull(),
+    status: deliveryStatus('status').notNull(),
+    // Attempts started so far; the next attempt's job carries attempts + 1.
+    attempts: integer('attempts').notNull().default(0),
+    // Set while an attempt is in flight: another worker may take the attempt over only after it passes
+    // (its owner died), so one attempt is never sent twice concurrently.
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    // Exactly one delivery per (event, subscription): no path can fan an event out twice.
+    uniqueIndex('webhook_deliveries_event_subscription_idx').on(t.eventId, t.subscriptionId),
+    // The partner's delivery log: newest first per subscription.
+    index('webhook_deliveries_subscription_idx').on(t.subscriptionId, t.id),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    trigger: text('trigger').notNull(), // scheduled | manual
+    startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    responseStatus: integer('response_status'),
+    responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
+    // First 16 KiB.
+    responseBody: text('response_body'),
+    // null on success; else timeout | connection | tls | dns | blocked_address | http_status
+    errorKind: text('error_kind'),
+    errorMessage: text('error_message'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attempt)],
+);

@@ -1,0 +1,137 @@
+import { eq, sql } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions, type EventEnvelope } from '@/db/schema';
+import { bossExecutor } from '@/jobs/transactional';
+import { withTransaction, type Ctx, type Environment } from '../context';
+import { newId } from '../ids';
+import { runtime } from '../runtime';
+import type { PostOutcome, WebhookClient } from './http-client';
+import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
+import { signingSecrets } from './secrets';
+import { deliveryHeaders } from './signing';
+import { checkWebhookUrl } from './url-policy';
+
+export const DELIVER_QUEUE = 'webhooks.deliver';
+export const USER_AGENT = 'PartnerDeliveryPlatform-Webhooks/1.0';
+
+export interface DeliverJob {
+  delivery_id: string;
+  subscription_id: string;
+  attempt: number;
+  trigger?: 'scheduled' | 'manual';
+}
+
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped' | 'stale';
+
+type Claimed = {
+  id: string;
+  event_type: string;
+  url: string;
+  sub_status: 'enabled' | 'disabled';
+  deleted_at: string | null;
+  environment: Environment;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | null;
+  envelope: EventEnvelope;
+};
+
+/**
+ * One attempt of one delivery. The attempt is claimed in the database first, so two workers never
+ * send the same attempt at once; a claim whose worker died expires and another worker takes it over
+ * (the receiver then sees the same event id again, which is why it dedupes on `id`).
+ */
+export async function attemptDelivery({ ctx, input, client }: { ctx: Ctx; input: DeliverJob; client: WebhookClient }): Promise<AttemptResult> {
+  const claimSeconds = Math.ceil(ctx.env.WEBHOOK_TIMEOUT_MS / 1000) + 10;
+  const rows = await ctx.db.execute<Claimed>(sql`
+    update webhook_deliveries d
+    set attempts = ${input.attempt}, claimed_until = now() + make_interval(secs => ${claimSeconds}), updated_at = now()
+    from webhook_subscriptions s, events e
+    where d.id = ${input.delivery_id} and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
+      and ((d.attempts = ${input.attempt - 1} and d.claimed_until is null) or (d.attempts = ${input.attempt} and d.claimed_until < now()))
+    returning d.id, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment, s.secret_sealed,
+      s.previous_secret_sealed, s.previous_secret_expires_at, e.envelope`);
+  const claimed = rows[0];
+  if (!claimed) return 'stale';
+  if (claimed.sub_status !== 'enabled' || claimed.deleted_at) {
+    await ctx.db
+      .update(webhookDeliveries)
+      .set({ status: 'skipped', attempts: input.attempt - 1, claimedUntil: null, updatedAt: new Date() })
+      .where(eq(webhookDeliveries.id, claimed.id));
+    return 'skipped';
+  }
+
+  // The body signed is the body sent, byte for byte; `t` is this attempt's time.
+  const body = JSON.stringify(claimed.envelope);
+  const startedAt = new Date();
+  const timestamp = Math.floor(startedAt.getTime() / 1000);
+  const secrets = signingSecrets({
+    secretSealed: claimed.secret_sealed,
+    previousSecretSealed: claimed.previous_secret_sealed,
+    previousSecretExpiresAt: claimed.previous_secret_expires_at ? new Date(claimed.previous_secret_expires_at) : null,
+  });
+  const headers = deliveryHeaders({ secrets, eventId: claimed.envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
+
+  // Checked again at every delivery: the address the URL had at creation proves nothing now.
+  const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: runtime().resolver });
+  const outcome: PostOutcome =
+    'code' in checked
+      ? { kind: 'error', errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address', message: checked.message, durationMs: 0 }
+      : await client.post(claimed.url, headers, body);
+  return recordAttempt(ctx, claimed, input, startedAt, outcome);
+}
+
+async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, startedAt: Date, outcome: PostOutcome): Promise<AttemptResult> {
+  const ok = outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
+  const gone = outcome.kind === 'response' && outcome.status === 410;
+  const retryAfter =
+    outcome.kind === 'response' && (outcome.status === 429 || outcome.status === 503) ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
+  const delay = ok || gone ? undefined : nextRetryDelay(input.attempt, claimed.environment, ctx.env, retryAfter);
+  const result: AttemptResult = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
+  const subscriptionId = input.subscription_id;
+
+  await withTransaction(ctx, async (tx) => {
+    await tx.db.insert(webhookAttempts).values({
+      id: newId(),
+      deliveryId: claimed.id,
+      attempt: input.attempt,
+      trigger: input.trigger ?? 'scheduled',
+      startedAt,
+      durationMs: outcome.durationMs,
+      responseStatus: outcome.kind === 'response' ? outcome.status : null,
+      responseHeaders: outcome.kind === 'response' ? outcome.headers : null,
+      responseBody: outcome.kind === 'response' ? outcome.body : null,
+      errorKind: ok ? null : outcome.kind === 'response' ? 'http_status' : outcome.errorKind,
+      errorMessage: ok ? null : outcome.kind === 'response' ? `HTTP ${outcome.status}` : outcome.message,
+    });
+    await tx.db
+      .update(webhookDeliveries)
+      .set({
+        status: result === 'retrying' ? 'pending' : result === 'succeeded' ? 'succeeded' : 'failed',
+        claimedUntil: null,
+        lastAttemptAt: startedAt,
+        nextAttemptAt: delay === undefined ? null : new Date(Date.now() + delay * 1000),
+        updatedAt: new Date(),
+      })
+      .where(eq(webhookDeliveries.id, claimed.id));
+    if (ok) {
+      // A success ends a failing streak; written only when there is one, not on every delivery.
+      await tx.db.execute(sql`update webhook_subscriptions set failing_since = null where id = ${subscriptionId} and failing_since is not null`);
+      return;
+    }
+    if (delay !== undefined) {
+      const job: DeliverJob = { delivery_id: claimed.id, subscription_id: subscriptionId, attempt: input.attempt + 1 };
+      await runtime().boss!.send(DELIVER_QUEUE, job, { db: bossExecutor(tx.db), startAfter: Math.max(1, Math.round(delay)) });
+    }
+    // 410: the receiver says the endpoint is gone. Otherwise, failing for the whole auto-disable period disables it.
+    const autoDisableSeconds = Math.round(ctx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS * 3600);
+    await tx.db.execute(sql`
+      update ${webhookSubscriptions} set
+        failing_since = coalesce(failing_since, ${startedAt.toISOString()}::timestamptz),
+        status = case when ${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'disabled'::webhook_subscription_status else status end,
+        disabled_reason = case when status = 'disabled' then disabled_reason when ${gone} then 'gone'
+          when coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'too_many_failures' else disabled_reason end,
+        updated_at = case when status = 'enabled' and (${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds})) then now() else updated_at end
+      where id = ${subscriptionId}`);
+  });
+  return result;
+}

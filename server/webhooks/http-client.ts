@@ -1,0 +1,119 @@
+import type { LookupAddress } from 'node:dns';
+import { Agent, request } from 'undici';
+import { blockedRange } from './address-policy';
+import type { Resolver } from './url-policy';
+
+export type AttemptErrorKind = 'timeout' | 'connection' | 'tls' | 'dns' | 'blocked_address' | 'http_status';
+
+export type PostOutcome =
+  | { kind: 'response'; status: number; headers: Record<string, string>; body: string; durationMs: number }
+  | { kind: 'error'; errorKind: Exclude<AttemptErrorKind, 'http_status'>; message: string; durationMs: number };
+
+export const MAX_RESPONSE_BODY = 16 * 1024;
+
+interface Options {
+  resolve: Resolver;
+  allowPrivate: boolean;
+  timeoutMs: number;
+  userAgent: string;
+}
+
+class BlockedAddressError extends Error {
+  code = 'EBLOCKEDADDRESS';
+}
+
+/**
+ * The only way deliveries leave the service. Every new connection resolves the host through the
+ * address policy in `lookup`, so the socket connects to an address that was checked (a DNS answer
+ * that changes between the check and the connect cannot slip through). Keep-alive pools per origin;
+ * redirects are never followed.
+ */
+export function createWebhookClient(opts: Options) {
+  const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    opts.resolve(hostname).then(
+      (addresses) => {
+        const allowed = opts.allowPrivate ? addresses : addresses.filter((a) => !blockedRange(a));
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
+        if (allowed.length === 0) return callback(new BlockedAddressError(`${hostname} resolves only to non-public addresses (${addresses.join(', ')})`));
+        const list: LookupAddress[] = allowed.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) callback(null, list);
+        else callback(null, list[0]!.address, list[0]!.family);
+      },
+      (error: unknown) => callback(error),
+    );
+  };
+  const agent = new Agent({
+    connect: { lookup: lookup as never, timeout: opts.timeoutMs },
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
+    keepAliveTimeout: 30_000,
+    connections: 64,
+  });
+
+  async function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers: { ...headers, 'user-agent': opts.userAgent },
+        body,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+      const text = await readCapped(res.body);
+      return { kind: 'response', status: res.statusCode, headers: flatten(res.headers), body: text, durationMs: elapsed() };
+    } catch (error) {
+      return { kind: 'error', errorKind: classify(error), message: describe(error), durationMs: elapsed() };
+    }
+  }
+
+  return { post, close: () => agent.close() };
+}
+
+export type WebhookClient = ReturnType<typeof createWebhookClient>;
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_RESPONSE_BODY) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8');
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function codeOf(error: unknown): string {
+  for (let e = error, i = 0; e && i < 4; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if ((e as { name?: string }).name === 'TimeoutError' || (e as { name?: string }).name === 'AbortError') return 'TIMEOUT';
+    e = (e as { cause?: unknown }).cause;
+  }
+  return '';
+}
+
+function classify(error: unknown): Exclude<AttemptErrorKind, 'http_status'> {
+  const code = codeOf(error);
+  if (code === 'EBLOCKEDADDRESS') return 'blocked_address';
+  if (code === 'TIMEOUT' || code.includes('TIMEOUT') || code === 'ETIMEDOUT') return 'timeout';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code.includes('SELF_SIGNED') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') return 'tls';
+  return 'connection';
+}
+
+function describe(error: unknown): string {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return (code ? `${code}: ${message}` : message).slice(0, 500);
+}

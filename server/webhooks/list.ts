@@ -1,0 +1,27 @@
+import { and, desc, eq, isNull, lt, type SQL } from 'drizzle-orm';
+import { webhookSubscriptions } from '@/db/schema';
+import type { PartnerCtx } from '../context';
+import { findSubscription } from './find';
+import { presentWebhook } from './present';
+import type { WebhookResource } from './schemas';
+
+export async function listWebhooks({ ctx, input }: { ctx: PartnerCtx; input: { limit: number; starting_after?: string } }) {
+  const conditions: SQL[] = [
+    eq(webhookSubscriptions.partnerId, ctx.actor.partnerId),
+    eq(webhookSubscriptions.environment, ctx.actor.environment),
+    isNull(webhookSubscriptions.deletedAt),
+  ];
+  if (input.starting_after) conditions.push(lt(webhookSubscriptions.id, input.starting_after));
+  const rows = await ctx.db
+    .select()
+    .from(webhookSubscriptions)
+    .where(and(...conditions))
+    .orderBy(desc(webhookSubscriptions.id))
+    .limit(input.limit + 1);
+  const data: WebhookResource[] = rows.slice(0, input.limit).map(presentWebhook);
+  return { object: 'list' as const, data, has_more: rows.length > input.limit };
+}
+
+export async function getWebhook({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<WebhookResource> {
+  return presentWebhook(await findSubscription(ctx, input.id));
+}

@@ -1,0 +1,14 @@
+import type { EventEnvelope } from '@/db/schema';
+import { withTransaction, type PartnerCtx } from '../context';
+import { emitEvent } from '../events/emit';
+import { findSubscription } from './find';
+import { presentWebhook } from './present';
+
+/** A synthetic webhook.test event, delivered to this subscription only, whatever its filters. */
+export async function sendTestEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+  return withTransaction(ctx, async (tx) => {
+    const row = await findSubscription(tx, input.id);
+    const { id, object, url, status } = presentWebhook(row);
+    return emitEvent(tx, { type: 'webhook.test', partnerId: row.partnerId, environment: row.environment, object: { id, object, url, status } });
+  });
+}

@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { inject } from 'vitest';
+import { createTestCa } from './test-ca';
+
+export interface ReceivedRequest {
+  at: number;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The raw body bytes as received, before any parsing. */
+  rawBody: Buffer;
+}
+
+export type Responder = (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+
+/** A real HTTPS webhook receiver on loopback, with a certificate from the run's test CA. */
+export async function startReceiver(respond: Responder = () => ({ status: 200, body: 'ok' })): Promise<{
+  url: string;
+  port: number;
+  received: ReceivedRequest[];
+  setResponder(r: Responder): void;
+  close(): Promise<void>;
+}> {
+  const ca = createTestCa(inject('testCaDir'));
+  const received: ReceivedRequest[] = [];
+  let responder = respond;
+  const server: Server = createServer({ cert: ca.serverCert, key: ca.serverKey }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry: ReceivedRequest = {
+        at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+        rawBody: Buffer.concat(chunks),
+      };
+      received.push(entry);
+      const answer = responder(entry, received.length - 1);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, answer.headers ?? {});
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '::', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://localhost:${port}/hooks`,
+    port,
+    received,
+    setResponder(r) {
+      responder = r;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls until `fn` returns something truthy or the deadline passes (then returns the last value). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,25 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface TestCa {
+  dir: string;
+  caCert: string;
+  /** A server certificate for localhost, 127.0.0.1 and ::1 (and *.test names), signed by the CA. */
+  serverCert: string;
+  serverKey: string;
+}
+
+/** A throwaway certificate authority made with openssl, for real HTTPS receivers on loopback. */
+export function createTestCa(dir: string): TestCa {
+  mkdirSync(dir, { recursive: true });
+  const f = (name: string) => path.join(dir, name);
+  if (!existsSync(f('server.crt'))) {
+    const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=Partner Delivery Test CA', '-keyout', f('ca.key'), '-out', f('ca.crt'));
+    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-keyout', f('server.key'), '-out', f('server.csr'));
+    writeFileSync(f('server.ext'), 'subjectAltName=DNS:localhost,DNS:*.test,DNS:receiver.test,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+    run('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('server.ext'), '-out', f('server.crt'));
+  }
+  return { dir, caCert: f('ca.crt'), serverCert: readFileSync(f('server.crt'), 'utf8'), serverKey: readFileSync(f('server.key'), 'utf8') };
+}
