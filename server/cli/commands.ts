@@ -1,0 +1,145 @@
+import { addAllowlistEntry, removeAllowlistEntry } from '../allowlist/edit';
+import type { Ctx, OperatorActor } from '../context';
+import { issueCredential } from '../credentials/issue';
+import { revokeCredential } from '../credentials/revoke';
+import { createOperator } from '../operators/create';
+import { advanceOrder } from '../orders/advance';
+import { ORDER_STATUSES } from '../orders/state-machine';
+import { createPartner } from '../partners/create';
+import { decideGoLive, type GoLiveDecision } from '../partners/go-live';
+import { setRateLimit } from '../partners/set-rate-limit';
+import * as value from './flag-values';
+import { UsageError } from './usage-error';
+
+export type Flags = Record<string, string>;
+
+export interface FlagSpec {
+  /** The placeholder shown in usage: `--name <name>`. */
+  value: string;
+  optional?: boolean;
+}
+
+export interface Command<I = unknown, R = unknown> {
+  words: readonly string[];
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** Checks and converts the flags without the database; throws UsageError. */
+  input(flags: Flags): I;
+  run(ctx: Ctx<OperatorActor>, input: I): Promise<R>;
+  /** The short human-readable answer (without --json). */
+  describe(result: R, input: I): string;
+  /** Order moves write their event and enqueue its webhooks with pg-boss in the same transaction. */
+  needsJobQueue?: boolean;
+}
+
+// Erases I and R so commands of different shapes sit in one list; each is checked where it is defined.
+function command<I, R>(c: Command<I, R>): Command {
+  return c as unknown as Command;
+}
+
+const partner = { value: 'id' };
+
+const goLive = (decision: GoLiveDecision, summary: string) =>
+  command({
+    words: ['go-live', decision],
+    summary,
+    flags: { partner },
+    input: (f) => ({ partnerId: value.id('partner', f.partner!), decision }),
+    run: (ctx, input) => decideGoLive({ ctx, input }),
+    describe: (r) => `Go-live review of partner ${r.id} is now '${r.go_live_status}'.`,
+  });
+
+export const COMMANDS: readonly Command[] = [
+  command({
+    words: ['partner', 'create'],
+    summary: 'Create a partner; prints its id.',
+    flags: { name: { value: 'name' } },
+    input: (f) => ({ name: value.text('name', f.name!) }),
+    run: (ctx, input) => createPartner({ ctx, input }),
+    describe: (r) => `Created partner ${r.id} (${r.name}).`,
+  }),
+  command({
+    words: ['credentials', 'issue'],
+    summary: 'Issue a credential; the API key is shown this once. production needs an approved go-live.',
+    flags: { partner, env: { value: 'sandbox|production' } },
+    input: (f) => ({ partnerId: value.id('partner', f.partner!), environment: value.oneOf('env', f.env!, ['sandbox', 'production']) }),
+    run: (ctx, input) => issueCredential({ ctx, input }),
+    describe: (r) =>
+      `Issued a ${r.environment} credential. client_id: ${r.client_id}  api_key: ${r.api_key}  (the key is not shown again; store it now)`,
+  }),
+  command({
+    words: ['credentials', 'revoke'],
+    summary: 'Revoke a credential; every service process refuses it within a few seconds.',
+    flags: { 'client-id': { value: 'id' } },
+    input: (f) => ({ clientId: value.id('client-id', f['client-id']!) }),
+    run: (ctx, input) => revokeCredential({ ctx, input }),
+    describe: (r) => `Revoked ${r.client_id} (revoked_at ${new Date(r.revoked_at * 1000).toISOString()}).`,
+  }),
+  command({
+    words: ['allowlist', 'add'],
+    summary: "Add a CIDR (IPv4 or IPv6; a bare address is /32 or /128) to a partner's allowlist, or relabel it.",
+    flags: { partner, cidr: { value: 'cidr' }, label: { value: 'text', optional: true } },
+    input: (f) => ({
+      partnerId: value.id('partner', f.partner!),
+      cidr: value.cidr('cidr', f.cidr!),
+      label: f.label === undefined ? undefined : value.text('label', f.label),
+    }),
+    run: (ctx, input) => addAllowlistEntry({ ctx, input }),
+    describe: (r) => `Partner ${r.partner_id} allowlists ${r.cidr}${r.label ? ` (${r.label})` : ''}.`,
+  }),
+  command({
+    words: ['allowlist', 'remove'],
+    summary: "Remove a CIDR from a partner's allowlist.",
+    flags: { partner, cidr: { value: 'cidr' } },
+    input: (f) => ({ partnerId: value.id('partner', f.partner!), cidr: value.cidr('cidr', f.cidr!) }),
+    run: (ctx, input) => removeAllowlistEntry({ ctx, input }),
+    describe: (r) => `Removed ${r.cidr} from partner ${r.partner_id}'s allowlist.`,
+  }),
+  goLive('request', 'Record that the partner asked for its go-live review.'),
+  goLive('approve', 'Approve go-live: production credentials may then be issued.'),
+  goLive('reject', 'Reject a requested go-live review; the partner may ask again.'),
+  command({
+    words: ['rate-limit', 'set'],
+    summary: "Set a partner's requests per second per credential (burst is twice that); 'default' restores the platform's.",
+    flags: { partner, 'per-second': { value: 'n|default' } },
+    input: (f) => ({
+      partnerId: value.id('partner', f.partner!),
+      perSecond: f['per-second'] === 'default' ? null : value.integer('per-second', f['per-second']!, 1, 100_000),
+    }),
+    run: (ctx, input) => setRateLimit({ ctx, input }),
+    describe: (r, input) =>
+      `Partner ${r.id}: ${r.rate_limit_per_second} requests/s, burst ${r.burst}${input.perSecond === null ? ' (platform default)' : ''}.`,
+  }),
+  command({
+    words: ['operator', 'create'],
+    summary: 'Create a console operator (admin: everything; support: read, replay, endpoints).',
+    flags: { email: { value: 'email' }, password: { value: 'password' }, role: { value: 'admin|support' } },
+    input: (f) => ({
+      email: value.email('email', f.email!),
+      password: value.password('password', f.password!),
+      role: value.oneOf('role', f.role!, ['admin', 'support']),
+    }),
+    run: (ctx, input) => createOperator({ ctx, input }),
+    describe: (r) => `Created ${r.role} operator ${r.email} (${r.id}).`,
+  }),
+  command({
+    words: ['order', 'advance'],
+    summary: `Move an order along the state machine (${ORDER_STATUSES.join(', ')}); the partner's webhooks follow. --reason: with cancelled only.`,
+    flags: { order: { value: 'id' }, status: { value: 'status' }, reason: { value: 'text', optional: true } },
+    input: (f) => {
+      const status = value.oneOf('status', f.status!, ORDER_STATUSES);
+      if (f.reason !== undefined && status !== 'cancelled') {
+        throw new UsageError('parameter_invalid', '--reason goes with --status cancelled only.', 'reason');
+      }
+      return { orderId: value.id('order', f.order!), status, reason: f.reason === undefined ? undefined : value.text('reason', f.reason) };
+    },
+    run: (ctx, input) => advanceOrder({ ctx, input }),
+    describe: (r) => `Order ${r.id} is now ${r.status}.`,
+    needsJobQueue: true,
+  }),
+];
+
+export function usageLine(c: Command): string {
+  const flags = Object.entries(c.flags).map(([name, spec]) => (spec.optional ? `[--${name} <${spec.value}>]` : `--${name} <${spec.value}>`));
+  return [...c.words, ...flags].join(' ');
+}
