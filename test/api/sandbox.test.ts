@@ -1,0 +1,336 @@
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { jobContext } from '@/jobs/definition';
+import { sandboxTimeoutJob } from '@/jobs/sandbox';
+import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
+import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// DESIGN.md section 4, sandbox: one step by hand (simulate), whole scenarios by scheduled jobs, and
+// the timeout that cancels sandbox orders left open.
+
+let svc: TestService;
+let partner: TestPartner;
+let live: TestPartner;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  partner = await createTestPartner(svc);
+  live = await createTestPartner(svc, { environment: 'production' });
+});
+
+async function call(method: string, path: string, who: TestPartner, body?: unknown) {
+  const res = await fetch(`${svc.url}${path}`, { method, headers: who.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function quote(who = partner): Promise<string> {
+  const res = await call('POST', '/partner/quotes', who, NYC);
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+async function newOrder(who = partner, extra: Record<string, unknown> = {}) {
+  const res = await call('POST', '/partner/orders', who, { quote_id: await quote(who), ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function getOrder(id: string, who = partner) {
+  const res = await call('GET', `/partner/orders/${id}`, who);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** The order's events through the partner API, oldest first. */
+async function eventsOf(id: string, who = partner): Promise<{ type: string; created: number; data: { object: Record<string, unknown> } }[]> {
+  const res = await call('GET', `/partner/events?order_id=${id}&limit=100`, who);
+  expect(res.status).toBe(200);
+  return res.body.data.reverse();
+}
+
+async function eventTypes(id: string, who = partner): Promise<string[]> {
+  return (await eventsOf(id, who)).map((e) => e.type);
+}
+
+async function stepJobs(orderId: string): Promise<{ state: string; step: number }[]> {
+  const rows = await svc.rt.db.execute<{ state: string; step: number }>(
+    sql`select state, (data->>'step')::int as step from pgboss.job where name = 'sandbox.scenario-step' and data->>'order_id' = ${orderId} order by created_on`,
+  );
+  return Array.from(rows);
+}
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function backdate(orderId: string, seconds: number) {
+  await svc.rt.db.execute(sql`update orders set created_at = now() - make_interval(secs => ${seconds}) where id = ${orderId}`);
+}
+
+// First in the file, so that no order made by a later test is old enough to count as stale.
+describe('sandbox timeout', () => {
+  it('cancels sandbox orders still open after SANDBOX_ORDER_TIMEOUT_SECONDS (sandbox_timeout, source system), and nothing else', async () => {
+    const stale = await newOrder();
+    const staleReturning = await newOrder();
+    for (const status of ['courier_assigned', 'picked_up', 'returning']) {
+      expect((await call('POST', `/partner/orders/${staleReturning.id}/simulate`, partner, { status })).status).toBe(200);
+    }
+    const fresh = await newOrder();
+    const delivered = await newOrder();
+    for (let i = 0; i < 5; i++) expect((await call('POST', `/partner/orders/${delivered.id}/simulate`, partner)).status).toBe(200);
+    const cancelled = await newOrder();
+    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).status).toBe(200);
+    const production = await newOrder(live);
+    for (const o of [stale, staleReturning, delivered, cancelled]) await backdate(o.id, 600);
+    await backdate(production.id, 600);
+    await backdate(fresh.id, 30);
+    const untouched = [fresh, delivered, cancelled].map((o) => o.id);
+    const before = await Promise.all(untouched.map((id) => getOrder(id)));
+    const beforeEvents = await Promise.all(untouched.map((id) => eventTypes(id)));
+
+    const ctx = jobContext(svc.rt, 'sandbox.timeout-sweep');
+    // With the default timeout (an hour) ten minutes is not stale.
+    expect(svc.env.SANDBOX_ORDER_TIMEOUT_SECONDS).toBe(3600);
+    expect(await cancelStaleSandboxOrders({ ctx })).toBe(0);
+    expect((await getOrder(stale.id)).status).toBe('created');
+
+    const sweep = { ...ctx, env: { ...ctx.env, SANDBOX_ORDER_TIMEOUT_SECONDS: 60 } };
+    expect(await cancelStaleSandboxOrders({ ctx: sweep })).toBe(2);
+    for (const o of [stale, staleReturning]) {
+      const got = await getOrder(o.id);
+      expect(got).toMatchObject({ status: 'cancelled', cancellation: { reason: 'sandbox_timeout', source: 'system' } });
+      const events = await eventsOf(o.id);
+      expect(events.at(-1)!.type).toBe('order.cancelled');
+      expect(events.at(-1)!.data.object).toEqual(got);
+      expect(events.filter((e) => e.type === 'order.cancelled')).toHaveLength(1);
+    }
+    expect(await Promise.all(untouched.map((id) => getOrder(id)))).toEqual(before);
+    expect(await Promise.all(untouched.map((id) => eventTypes(id)))).toEqual(beforeEvents);
+    const liveOrder = await getOrder(production.id, live);
+    expect(liveOrder.status).toBe('created');
+    expect(await eventTypes(production.id, live)).toEqual(['order.created']);
+
+    // Idempotent: a second sweep finds nothing.
+    expect(await cancelStaleSandboxOrders({ ctx: sweep })).toBe(0);
+  });
+
+  it('the sandbox.timeout-sweep job does the sweep, and it is scheduled', async () => {
+    const old = await newOrder();
+    await backdate(old.id, 7200);
+    await sandboxTimeoutJob.handle({}, svc.rt);
+    expect(await getOrder(old.id)).toMatchObject({ status: 'cancelled', cancellation: { reason: 'sandbox_timeout', source: 'system' } });
+    expect(await eventTypes(old.id)).toEqual(['order.created', 'order.cancelled']);
+
+    const schedules = await svc.rt.db.execute<{ name: string; cron: string }>(sql`select name, cron from pgboss.schedule where name = 'sandbox.timeout-sweep'`);
+    expect(Array.from(schedules)).toEqual([{ name: 'sandbox.timeout-sweep', cron: expect.any(String) }]);
+  });
+});
+
+describe('POST /partner/orders/{id}/simulate', () => {
+  it('without a status walks the happy path one step at a time, with real events; a finished order is 409', async () => {
+    const order = await newOrder();
+    const path = ['courier_assigned', 'arrived_at_pickup', 'picked_up', 'arrived_at_dropoff', 'delivered'];
+    for (const [i, status] of path.entries()) {
+      // No body at all, and an empty object: both mean "the next step".
+      const res = i % 2 === 0 ? await call('POST', `/partner/orders/${order.id}/simulate`, partner) : await call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.status).toBe(status);
+      expect(res.body).toEqual(await getOrder(order.id));
+    }
+    expect(await eventTypes(order.id)).toEqual(['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.delivered']);
+    const done = await call('POST', `/partner/orders/${order.id}/simulate`, partner);
+    expect(done.status).toBe(409);
+    expect(done.body.error.code).toBe('invalid_state_transition');
+    const explicit = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'returning' });
+    expect(explicit.status).toBe(409);
+    expect(explicit.body.error.code).toBe('invalid_state_transition');
+    expect((await eventTypes(order.id)).length).toBe(6);
+  });
+
+  it('with a status moves there when the state table allows it, else 409 invalid_state_transition', async () => {
+    const order = await newOrder();
+    for (const status of ['delivered', 'picked_up', 'returned', 'created']) {
+      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
+      expect(res.status, status).toBe(409);
+      expect(res.body.error.code).toBe('invalid_state_transition');
+    }
+    expect(await eventTypes(order.id)).toEqual(['order.created']);
+    for (const [status, event] of [
+      ['courier_assigned', 'order.courier_assigned'],
+      ['created', 'order.courier_unassigned'],
+      ['courier_assigned', 'order.courier_assigned'],
+      ['picked_up', 'order.picked_up'],
+      ['returning', 'order.return_started'],
+      ['returned', 'order.returned'],
+    ] as const) {
+      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
+      expect(res.status, status).toBe(200);
+      expect(res.body.status).toBe(status);
+      expect((await eventTypes(order.id)).at(-1)).toBe(event);
+    }
+    const terminal = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
+    expect(terminal.status).toBe(409);
+    expect(terminal.body.error.code).toBe('invalid_state_transition');
+  });
+
+  it('simulating a cancellation cancels as the courier', async () => {
+    const order = await newOrder();
+    const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'cancelled', cancellation: { source: 'courier' } });
+  });
+
+  it('rejects an unknown status with 400', async () => {
+    const order = await newOrder();
+    const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'flying' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('status');
+  });
+
+  it('production credentials get 403 sandbox_only, and the order is untouched', async () => {
+    const order = await newOrder(live);
+    for (const body of [undefined, { status: 'courier_assigned' }]) {
+      const res = await call('POST', `/partner/orders/${order.id}/simulate`, live, body);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
+    }
+    expect((await getOrder(order.id, live)).status).toBe('created');
+    expect(await eventTypes(order.id, live)).toEqual(['order.created']);
+  });
+
+  it('another partner\'s order, or an unknown one, is 404 and untouched', async () => {
+    const order = await newOrder();
+    const other = await createTestPartner(svc);
+    const res = await call('POST', `/partner/orders/${order.id}/simulate`, other);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('resource_missing');
+    expect((await call('POST', '/partner/orders/01ARZ3NDEKTSV4RRFFQ69G5FAV/simulate', partner)).status).toBe(404);
+    expect(await getOrder(order.id)).toEqual(order);
+    expect(await eventTypes(order.id)).toEqual(['order.created']);
+  });
+});
+
+describe('simulation on order creation', () => {
+  const SCENARIOS: Record<string, { events: string[]; status: string }> = {
+    happy_path: {
+      status: 'delivered',
+      events: ['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.delivered'],
+    },
+    courier_unassigned: {
+      status: 'delivered',
+      events: [
+        'order.created',
+        'order.courier_assigned',
+        'order.courier_unassigned',
+        'order.courier_assigned',
+        'order.arrived_at_pickup',
+        'order.picked_up',
+        'order.arrived_at_dropoff',
+        'order.delivered',
+      ],
+    },
+    return_to_pickup: {
+      status: 'returned',
+      events: ['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.return_started', 'order.returned'],
+    },
+    cancelled_by_courier: {
+      status: 'cancelled',
+      events: ['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.cancelled'],
+    },
+  };
+
+  it.concurrent.for(Object.keys(SCENARIOS))('%s runs by itself, one step per step_seconds, to its end', async (scenario, { expect }) => {
+    const expected = SCENARIOS[scenario]!;
+    const order = await newOrder(partner, { simulation: { scenario, step_seconds: 1 } });
+    expect(order).toMatchObject({ status: 'created', simulation: { scenario, step_seconds: 1 } });
+    const events = await until(
+      () => eventsOf(order.id),
+      (es) => es.length >= expected.events.length,
+      30_000,
+    );
+    expect(events.map((e) => e.type)).toEqual(expected.events);
+    const final = await getOrder(order.id);
+    expect(final.status).toBe(expected.status);
+    expect(events.at(-1)!.data.object).toEqual(final);
+    expect(final.status_history.map((h: { status: string }) => h.status)).toEqual(events.map((e) => e.data.object.status));
+    // Each step waits step_seconds after the previous one.
+    expect(events.at(-1)!.created - events[0]!.created).toBeGreaterThanOrEqual(expected.events.length - 2);
+    if (scenario === 'cancelled_by_courier') expect(final.cancellation).toEqual({ reason: expect.any(String), source: 'courier' });
+    // Every step's job completed; none failed, none left over.
+    const jobs = await until(
+      () => stepJobs(order.id),
+      (js) => js.every((j) => j.state === 'completed'),
+      5_000,
+    );
+    expect(jobs.map((j) => [j.step, j.state])).toEqual(expected.events.slice(1).map((_, i) => [i, 'completed']));
+  });
+
+  it.concurrent('many scenarios at once keep their pace', async ({ expect }) => {
+    // 15 orders of five steps each, a step a second: 75 steps due within about five seconds.
+    const orders = await Promise.all(Array.from({ length: 15 }, () => newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } })));
+    const started = Date.now();
+    const statuses = await until(
+      () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)),
+      (ss) => ss.every((s) => s === 'delivered'),
+      20_000,
+    );
+    expect(statuses.every((s) => s === 'delivered')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(12_000);
+  });
+
+  it.concurrent('a scenario the partner cancels before pickup stops quietly', async ({ expect }) => {
+    const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } });
+    const cancelled = await call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
+    expect(cancelled.status).toBe(200);
+    // The step that was due runs, finds the order cancelled, and schedules nothing more.
+    const jobs = await until(
+      () => stepJobs(order.id),
+      (js) => js.length > 0 && js.every((j) => j.state === 'completed' || j.state === 'failed'),
+      15_000,
+    );
+    expect(jobs).toEqual([{ step: 0, state: 'completed' }]);
+    expect(await eventTypes(order.id)).toEqual(['order.created', 'order.cancelled']);
+    const final = await getOrder(order.id);
+    expect(final).toMatchObject({ status: 'cancelled', cancellation: { source: 'partner' } });
+    // Nothing further is scheduled, so nothing can happen to this order any more.
+    const [row] = await svc.rt.db.execute<{ next_step: number }>(sql`select (simulation->>'next_step')::int as next_step from orders where id = ${order.id}`);
+    expect(row!.next_step).toBe(-1);
+    const failed = await svc.rt.db.execute(sql`select id from pgboss.job where name = 'sandbox.scenario-step' and state in ('failed', 'retry')`);
+    expect(failed).toHaveLength(0);
+  });
+
+  it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
+    const quoteId = await quote(live);
+    const res = await call('POST', '/partner/orders', live, { quote_id: quoteId, simulation: { scenario: 'happy_path', step_seconds: 1 } });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
+    expect((await call('POST', '/partner/orders', live, { quote_id: quoteId })).status).toBe(201);
+  });
+
+  it.each([
+    [{ scenario: 'happy_path', step_seconds: 0 }, 'simulation.step_seconds'],
+    [{ scenario: 'happy_path', step_seconds: 301 }, 'simulation.step_seconds'],
+    [{ scenario: 'happy_path', step_seconds: 1.5 }, 'simulation.step_seconds'],
+    [{ scenario: 'moonwalk', step_seconds: 1 }, 'simulation.scenario'],
+    [{ step_seconds: 1 }, 'simulation.scenario'],
+    [{ scenario: 'happy_path', surprise: 1 }, 'simulation.surprise'],
+  ])('rejects simulation %j with 400 naming %s', async (simulation, param) => {
+    const quoteId = await quote();
+    const res = await call('POST', '/partner/orders', partner, { quote_id: quoteId, simulation });
+    expect(res.status).toBe(400);
+    expect(res.body.error.errors.map((e: { param: string }) => e.param)).toContain(param);
+    // Nothing was created: the quote is still unused.
+    expect((await call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
+  });
+
+  it('step_seconds defaults to 5', async () => {
+    const order = await newOrder(partner, { simulation: { scenario: 'happy_path' } });
+    expect(order.simulation).toEqual({ scenario: 'happy_path', step_seconds: 5 });
+    expect(await getOrder(order.id)).toEqual(order);
+  });
+});
