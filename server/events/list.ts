@@ -1,5 +1,6 @@
-import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
+import { ulidString } from '../api/common-schemas';
 import type { PartnerCtx } from '../context';
 import { NotFoundError } from '../errors';
 import { EVENT_CATALOG } from './catalog';
@@ -10,10 +11,11 @@ export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListE
   const conditions: SQL[] = [eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)];
   if (input.type) conditions.push(eq(events.type, input.type));
   if (input.order_id) conditions.push(eq(events.objectId, input.order_id));
-  if (input.created_gte !== undefined) conditions.push(gte(events.createdAt, new Date(input.created_gte * 1000)));
+  // Converted by Postgres: a JS Date past 9999 serialises as +010000-..., which Postgres refuses.
+  if (input.created_gte !== undefined) conditions.push(gte(events.createdAt, sql`to_timestamp(${input.created_gte})`));
   // `created` is whole seconds while created_at may carry milliseconds (emitEvent's default clock):
   // created_lte=T must include an event at T.7, so the bound is the start of the next second.
-  if (input.created_lte !== undefined) conditions.push(lt(events.createdAt, new Date((input.created_lte + 1) * 1000)));
+  if (input.created_lte !== undefined) conditions.push(lt(events.createdAt, sql`to_timestamp(${input.created_lte + 1})`));
   if (input.starting_after) conditions.push(lt(events.id, input.starting_after));
   const rows = await ctx.db
     .select({ envelope: events.envelope })
@@ -26,6 +28,8 @@ export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListE
 }
 
 export async function getEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+  // Event ids are ULIDs: anything else names no event (and a NUL byte would make Postgres answer an error).
+  if (!ulidString.safeParse(input.id).success) throw new NotFoundError('event', input.id);
   const [row] = await ctx.db
     .select({ envelope: events.envelope })
     .from(events)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createdRange, listOf, listQuery, ulidString, unixTime } from '../api/common-schemas';
+import { EVENT_CATALOG } from './catalog';
 
 export const eventResource = z
   .object({
@@ -18,11 +19,18 @@ export const eventResource = z
 
 export const eventList = listOf(eventResource, 'EventList');
 
+// Up to 9999-12-31T23:59:59Z. Unbounded, created_lte=99999999999999 reached the query as an Invalid
+// Date and answered 500 instead of 400.
+const LATEST_UNIX = 253_402_300_799;
+
 export const listEventsQuery = z.strictObject({
   ...listQuery,
-  ...createdRange,
-  type: z.string().max(100).optional(),
-  order_id: z.string().max(64).optional(),
+  created_gte: createdRange.created_gte.unwrap().max(LATEST_UNIX).optional().meta({ description: 'Created at or after (Unix seconds)' }),
+  created_lte: createdRange.created_lte.unwrap().max(LATEST_UNIX).optional().meta({ description: 'Created at or before (Unix seconds)' }),
+  // Checked against the catalog: a misspelt type is a 400, not a silently empty list (and free text
+  // with a NUL byte never reaches Postgres, which refuses it with a 500).
+  type: z.enum(EVENT_CATALOG.map((e) => e.type) as [string, ...string[]]).optional().meta({ description: 'An event type of the catalog (GET /partner/event-types)' }),
+  order_id: ulidString.optional().meta({ description: 'Only the events of this order' }),
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;
 
