@@ -1,5 +1,6 @@
+import { ulidString } from '../api/common-schemas';
 import { withTransaction, type PartnerCtx } from '../context';
-import { ConflictError, ForbiddenError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { applyMove, lockOrder } from './move';
 import { COURIER_CANCELLATION } from './scenarios';
 import type { OrderResource } from './schemas';
@@ -10,6 +11,8 @@ export async function simulateOrder({ ctx, input }: { ctx: PartnerCtx; input: { 
   if (ctx.actor.environment !== 'sandbox') {
     throw new ForbiddenError('sandbox_only', 'Simulation is available with sandbox credentials only.');
   }
+  // Order ids are ULIDs: anything else names no order (and a NUL byte would make Postgres answer an error).
+  if (!ulidString.safeParse(input.id).success) throw new NotFoundError('order', input.id);
   return withTransaction(ctx, async (tx) => {
     const row = await lockOrder(tx, input.id, { partnerId: ctx.actor.partnerId, environment: ctx.actor.environment });
     const to = input.status ?? nextHappyStep(row.status as OrderStatus);
