@@ -209,7 +209,11 @@ describe('POST /partner/orders/{id}/simulate', () => {
     const res = await call('POST', `/partner/orders/${order.id}/simulate`, other);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('resource_missing');
-    expect((await call('POST', '/partner/orders/01ARZ3NDEKTSV4RRFFQ69G5FAV/simulate', partner)).status).toBe(404);
+    for (const id of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope', '%00', order.id.toLowerCase()]) {
+      const unknown = await call('POST', `/partner/orders/${id}/simulate`, partner);
+      expect(unknown.status, id).toBe(404);
+      expect(unknown.body.error.code).toBe('resource_missing');
+    }
     expect(await getOrder(order.id)).toEqual(order);
     expect(await eventTypes(order.id)).toEqual(['order.created']);
   });
@@ -277,10 +281,10 @@ describe('simulation on order creation', () => {
     const statuses = await until(
       () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)),
       (ss) => ss.every((s) => s === 'delivered'),
-      20_000,
+      25_000,
     );
     expect(statuses.every((s) => s === 'delivered')).toBe(true);
-    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it.concurrent('a scenario the partner cancels before pickup stops quietly', async ({ expect }) => {
