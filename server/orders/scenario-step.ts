@@ -35,7 +35,10 @@ export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { order
     const next = input.step + 1;
     await applyMove(tx, row, { to, cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined, simulation: { ...sim, next_step: next } });
     if (next < steps.length) {
-      await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row.id, step: next }, { db: bossExecutor(tx.db), startAfter: sim.step_seconds });
+      const jobId = await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row.id, step: next }, { db: bossExecutor(tx.db), startAfter: sim.step_seconds });
+      // pg-boss answers null rather than throwing when it inserted nothing: the move must not commit
+      // without its next step, or the scenario would stall with no error anywhere.
+      if (!jobId) throw new Error(`could not enqueue ${SCENARIO_STEP_QUEUE} step ${next} for ${row.id}`);
       return 'moved';
     }
     return 'finished';
