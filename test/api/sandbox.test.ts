@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobContext } from '@/jobs/definition';
 import { sandboxTimeoutJob } from '@/jobs/sandbox';
+import { runScenarioStep } from '@/server/orders/scenario-step';
 import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -306,6 +307,34 @@ describe('simulation on order creation', () => {
     expect(row!.next_step).toBe(-1);
     const failed = await svc.rt.db.execute(sql`select id from pgboss.job where name = 'sandbox.scenario-step' and state in ('failed', 'retry')`);
     expect(failed).toHaveLength(0);
+  });
+
+  it('a step commits with its next step\'s job or not at all; a duplicate step job does nothing', async () => {
+    // step_seconds 300: the scheduled step 0 stays far in the future, and this test runs it by hand.
+    const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 300 } });
+    const ctx = jobContext(svc.rt, 'sandbox.scenario-step');
+    const boss = svc.rt.boss!;
+    const send = boss.send.bind(boss) as (...args: unknown[]) => Promise<string | null>;
+    // pg-boss answers null when it inserted nothing (e.g. a missing queue); only this order's sends fail.
+    const stub = vi
+      .spyOn(boss, 'send')
+      .mockImplementation((async (...args: unknown[]) => ((args[1] as { order_id?: string }).order_id === order.id ? null : send(...args))) as typeof boss.send);
+    try {
+      await expect(runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).rejects.toThrow(/could not enqueue/);
+    } finally {
+      stub.mockRestore();
+    }
+    expect(await getOrder(order.id)).toEqual(order);
+    expect(await eventTypes(order.id)).toEqual(['order.created']);
+
+    // The job's retry succeeds, with the next step scheduled in the same transaction.
+    expect(await runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).toBe('moved');
+    expect((await getOrder(order.id)).status).toBe('courier_assigned');
+    expect((await stepJobs(order.id)).map((j) => j.step)).toEqual([0, 1]);
+    // Step 0 again (a retried or duplicate job) is stale: no move, no event, nothing scheduled.
+    expect(await runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).toBe('stale');
+    expect(await eventTypes(order.id)).toEqual(['order.created', 'order.courier_assigned']);
+    expect((await stepJobs(order.id)).map((j) => j.step)).toEqual([0, 1]);
   });
 
   it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
