@@ -18,6 +18,12 @@ export async function resolveDatabase(env: Env, log: Logger, opts: { adoptOrphan
     const embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, adoptOrphans: opts.adoptOrphans, log: (line) => log.info(line) });
     resolved = { url: embedded.url, embedded };
   }
-  await runMigrations(resolved.url);
+  try {
+    await runMigrations(resolved.url);
+  } catch (e) {
+    // Do not leave an embedded server this process started running behind a failed start.
+    await resolved.embedded?.stop();
+    throw e;
+  }
   return resolved;
 }
