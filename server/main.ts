@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { EnvError, loadEnv } from './config/env';
 import { startService, type Service } from './service';
 import { printBanner } from './banner';
@@ -14,15 +15,38 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const startedAt = performance.now();
-  const service: Service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
-  printBanner(service, env, performance.now() - startedAt);
-  const shutdown = (signal: string) => {
+
+  // Installed before start-up, so that Ctrl-C or SIGTERM during it (initdb, migrations, the first
+  // console build) exits at once; exit hooks stop the embedded Postgres and the build it started.
+  const state: { service?: Service; stopping: boolean } = { stopping: false };
+  const shutdown = (signal: NodeJS.Signals) => {
+    const code = 128 + osConstants.signals[signal];
+    const { service } = state;
+    if (state.stopping || !service) {
+      if (!service) console.error(`${signal} during start-up: exiting`);
+      process.exit(code); // a second signal while stopping: stop waiting
+    }
+    state.stopping = true;
     service.rt.log.info({ signal }, 'shutting down');
-    void service.stop().then(() => process.exit(0));
+    // Requests in flight get a few seconds; the job queue waits up to 5 s for running jobs.
+    setTimeout(() => {
+      console.error('shutdown took over 20 s: exiting anyway');
+      process.exit(1);
+    }, 20_000).unref();
+    service.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error('shutdown failed:', e instanceof Error ? e.message : e);
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+
+  state.service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
+  // performance.now() counts from the process's start: module loading is part of what a newcomer waits for.
+  printBanner(state.service, env, performance.now());
 }
 
 main().catch((error: unknown) => {
