@@ -11,7 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'e2e/**', '.next/**', '.data*/**'],
+    // test/pg runs only through `npm run test:pg` (vitest.pg.config.mts), on a server of DATABASE_URL's.
+    exclude: ['node_modules/**', 'e2e/**', '.next/**', '.data*/**', 'test/pg/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
