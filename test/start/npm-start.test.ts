@@ -1,0 +1,300 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '@/db/embedded';
+
+// The newcomer's path: `npm start` (what it runs: `tsx server/main.ts`) with no DATABASE_URL, from an
+// empty DATA_DIR, then again on the same one, after a SIGKILL, and with the web console on.
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+interface Started {
+  child: ChildProcess;
+  /** Milliseconds from spawn to the "ready" banner. */
+  readyMs: number;
+  url: string;
+  output: () => string;
+  banner: Banner;
+}
+
+interface Banner {
+  clientId?: string;
+  apiKey?: string;
+  curl?: string;
+}
+
+const children = new Set<ChildProcess>();
+const dirs: string[] = [];
+
+// A newcomer's shell: none of the test runner's variables (NODE_ENV=test, VITEST...), no DATABASE_URL.
+function newcomerEnv(dataDir: string, port: number, extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'CONSOLE' || k.startsWith('VITEST') || k.startsWith('TEST_')) continue;
+    env[k] = v;
+  }
+  Object.assign(env, { DATA_DIR: dataDir, PORT: String(port) });
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  // (Next's types declare NODE_ENV required; a newcomer's shell has none.)
+  return env as NodeJS.ProcessEnv;
+}
+
+async function freshDataDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pdp-start-'));
+  // mkdtemp makes 0700; as root the embedded Postgres runs as `postgres`, which must enter it.
+  await chmod(dir, 0o755);
+  dirs.push(dir);
+  return path.join(dir, 'data');
+}
+
+function parseBanner(text: string): Banner {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => /^\s*curl /.test(l));
+  let curl: string | undefined;
+  if (start >= 0) {
+    const end = lines.findIndex((l, i) => i >= start && !l.trimEnd().endsWith('\\'));
+    curl = lines.slice(start, end + 1).join('\n');
+  }
+  return {
+    clientId: /X-Client-ID: (\S+)/.exec(text)?.[1],
+    apiKey: /X-API-Key:\s+(\S+)/.exec(text)?.[1],
+    curl,
+  };
+}
+
+/** Spawns `tsx server/main.ts` and resolves once the whole banner is printed. */
+async function start(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Started> {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const child = spawn(TSX, ['server/main.ts'], {
+    cwd: ROOT,
+    env: newcomerEnv(dataDir, port, { CONSOLE: 'off', ...extra }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that afterAll can kill whatever it left (Postgres included).
+    detached: true,
+  });
+  children.add(child);
+  let out = '';
+  const output = () => out;
+  return new Promise<Started>((resolve, reject) => {
+    let readyMs: number | undefined;
+    const timer = setTimeout(() => fail(`no ready banner within ${timeoutMs} ms`), timeoutMs);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`${why}; output:\n${out}`));
+    };
+    const check = () => {
+      const ready = /ready in [\d.]+ s at (http:\/\/\S+)/.exec(out);
+      if (!ready) return;
+      readyMs ??= performance.now() - spawnedAt;
+      // The banner is one write, but a pipe may deliver it in pieces: wait for its end (the curl's
+      // last line when a demo partner is shown, else the line after the URLs).
+      const rest = out.slice(ready.index);
+      const complete = /Demo sandbox partner/.test(rest) ? /\n\s+-d '[^\n]*'\n/.test(rest) : /readyz\n/.test(rest);
+      if (!complete) return;
+      clearTimeout(timer);
+      resolve({ child, readyMs, url: ready[1]!, output, banner: parseBanner(rest) });
+    };
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      check();
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.once('exit', (code, signal) => fail(`exited early (code ${code}, signal ${signal})`));
+    child.once('error', (e) => fail(e.message));
+  });
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+/** SIGTERM to the process `npm start` runs (tsx relays it to the server), as `kill <pid>` would. */
+async function terminate(s: Started): Promise<{ code: number | null; ms: number }> {
+  const t0 = performance.now();
+  const done = exited(s.child);
+  s.child.kill('SIGTERM');
+  const { code } = await done;
+  children.delete(s.child);
+  return { code, ms: performance.now() - t0 };
+}
+
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Pids of live processes whose command line names `dir` (the embedded Postgres runs `postgres -D <dir>/pg`). */
+function processesUsing(dir: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.split('\0').some((arg) => arg.startsWith(dir))) found.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+async function waitFor(what: string, ok: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function runBash(command: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('bash', ['-c', command], { timeout: 20_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+  );
+}
+
+function demoHeaders(b: Banner): Record<string, string> {
+  return { 'x-client-id': b.clientId!, 'x-api-key': b.apiKey!, 'content-type': 'application/json' };
+}
+
+afterAll(async () => {
+  // Whatever happened above: kill every process group this file started (its Postgres included),
+  // then any process still naming one of our data directories, then remove them.
+  for (const child of children) {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const dir of dirs) {
+    for (const pid of processesUsing(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await waitFor(`processes under ${dir} gone`, () => processesUsing(dir).length === 0, 10_000).catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+describe('npm start without DATABASE_URL (console off)', () => {
+  let dataDir: string;
+  let first: Started;
+  let quoteId: string;
+
+  it('comes up from an empty DATA_DIR: embedded Postgres initialised, migrated, demo seeded, banner printed', async () => {
+    dataDir = await freshDataDir();
+    first = await start(dataDir);
+    console.log(`[npm start] empty DATA_DIR -> ready: ${first.readyMs.toFixed(0)} ms (console off)`);
+    expect(first.output()).toMatch(/initialising a new embedded Postgres/);
+    expect(first.banner.clientId).toMatch(/^ci_/);
+    expect(first.banner.apiKey).toMatch(/^sk_sandbox_/);
+    expect(first.banner.curl).toContain(`${first.url}/partner/quotes`);
+    expect(existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+  }, 90_000);
+
+  it('the printed curl line, pasted into bash as is, creates a quote (201)', async () => {
+    const body = await runBash(first.banner.curl!);
+    const quote = JSON.parse(body) as { id: string; object: string; livemode: boolean };
+    expect(quote).toMatchObject({ object: 'quote', livemode: false });
+    quoteId = quote.id;
+    // The same command with only curl's status code printed: 201.
+    const status = await runBash(`${first.banner.curl!} -o /dev/null -w '%{http_code}'`);
+    expect(status).toBe('201');
+  }, 30_000);
+
+  it('stops on SIGTERM; the second start on the same DATA_DIR is faster, shows the same credentials and keeps the data', async () => {
+    const stopped = await terminate(first);
+    expect(stopped.code).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+
+    const second = await start(dataDir);
+    console.log(`[npm start] second start (same DATA_DIR) -> ready: ${second.readyMs.toFixed(0)} ms (console off); SIGTERM stop took ${stopped.ms.toFixed(0)} ms`);
+    expect(second.output()).not.toMatch(/initialising/);
+    expect(second.banner.clientId).toBe(first.banner.clientId);
+    expect(second.banner.apiKey).toBe(first.banner.apiKey);
+    expect(second.readyMs).toBeLessThan(first.readyMs);
+    const got = await fetch(`${second.url}/partner/quotes/${quoteId}`, { headers: demoHeaders(second.banner) });
+    expect(got.status).toBe(200);
+    expect(((await got.json()) as { id: string }).id).toBe(quoteId);
+    first = second;
+  }, 90_000);
+
+  it('after a SIGKILL (Postgres survives it), the next start adopts the orphaned Postgres and serves', async () => {
+    const server = childPids(first.child.pid!); // tsx runs the server in a child process of its own
+    const killed = exited(first.child);
+    for (const pid of [first.child.pid!, ...server]) process.kill(pid, 'SIGKILL');
+    await killed;
+    await waitFor('the server process gone', () => server.every((pid) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')), 5000);
+    const orphans = processesUsing(dataDir);
+    expect(orphans.length).toBeGreaterThan(0); // the embedded Postgres, still running
+
+    const third = await start(dataDir);
+    console.log(`[npm start] start after SIGKILL (orphaned Postgres adopted) -> ready: ${third.readyMs.toFixed(0)} ms`);
+    expect(third.output()).toMatch(/reusing the embedded Postgres already running/);
+    expect(third.banner.apiKey).toBe(first.banner.apiKey);
+    const got = await fetch(`${third.url}/partner/quotes/${quoteId}`, { headers: demoHeaders(third.banner) });
+    expect(got.status).toBe(200);
+    const created = await fetch(`${third.url}/partner/quotes`, {
+      method: 'POST',
+      headers: demoHeaders(third.banner),
+      body: JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } }),
+    });
+    expect(created.status).toBe(201);
+
+    // It adopted the orphan, so its SIGTERM stops that Postgres too: nothing is left on the data dir.
+    const stopped = await terminate(third);
+    expect(stopped.code).toBe(0);
+    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, 5000);
+    expect(processesUsing(dataDir)).toEqual([]);
+  }, 90_000);
+});
+
+describe('npm start with the web console (CONSOLE unset: on)', () => {
+  it('serves the Next home page and the partner API from a fresh DATA_DIR (first start may run `next build`)', async () => {
+    const dataDir = await freshDataDir();
+    const first = await start(dataDir, { CONSOLE: undefined }, 280_000);
+    const built = /Building the web console/.test(first.output());
+    console.log(`[npm start] empty DATA_DIR -> ready with console on: ${first.readyMs.toFixed(0)} ms (${built ? 'ran next build' : 'console already built'})`);
+
+    const home = await fetch(`${first.url}/`);
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await home.text()).toContain('Partner Delivery Platform');
+
+    const quote = await fetch(`${first.url}/partner/quotes`, {
+      method: 'POST',
+      headers: demoHeaders(first.banner),
+      body: JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } }),
+    });
+    expect(quote.status).toBe(201);
+    expect(quote.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await quote.json()) as { object: string }).object).toBe('quote');
+
+    expect((await terminate(first)).code).toBe(0);
+    const second = await start(dataDir, { CONSOLE: undefined }, 120_000);
+    console.log(`[npm start] second start with console on (no build): ${second.readyMs.toFixed(0)} ms`);
+    expect(second.output()).not.toMatch(/Building the web console/);
+    expect((await fetch(`${second.url}/`)).status).toBe(200);
+    expect((await terminate(second)).code).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+  }, 300_000);
+});
