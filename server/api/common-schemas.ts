@@ -19,7 +19,8 @@ export const coordinates = z
   })
   .meta({ id: 'Coordinates' });
 
-export const idParams = z.strictObject({ id: z.string().min(1).max(64) });
+/** Path ids: anything that is not a ULID cannot name a resource, so the wrapper answers 404 for it. */
+export const idParams = z.strictObject({ id: ulidString });
 
 export const errorEnvelope = z
   .object({
@@ -43,9 +44,12 @@ export const listQuery = {
   starting_after: ulidString.optional().meta({ description: 'Id of the last object of the previous page' }),
 };
 
+// 9999-12-31T23:59:59Z: beyond it, Postgres timestamps (and JavaScript Dates) give out.
+const MAX_UNIX = 253_402_300_799;
+
 export const createdRange = {
-  created_gte: z.coerce.number().int().min(0).optional().meta({ description: 'Created at or after (Unix seconds)' }),
-  created_lte: z.coerce.number().int().min(0).optional().meta({ description: 'Created at or before (Unix seconds)' }),
+  created_gte: z.coerce.number().int().min(0).max(MAX_UNIX).optional().meta({ description: 'Created at or after (Unix seconds)' }),
+  created_lte: z.coerce.number().int().min(0).max(MAX_UNIX).optional().meta({ description: 'Created at or before (Unix seconds)' }),
 };
 
 export function listOf<S extends z.ZodType>(item: S, id: string) {

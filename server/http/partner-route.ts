@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import type { z } from 'zod';
 import { authenticate, enforceAllowlist } from '../auth/authenticate';
 import type { PartnerCtx } from '../context';
-import { DatabaseUnavailableError, RateLimitedError } from '../errors';
+import { DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -16,7 +16,7 @@ import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
 import type { RouteContext, RouteSpec, SpecifiedHandler } from './route-spec';
-import { parseOrThrow } from './validation';
+import { parseOrThrow, rejectNulCharacters } from './validation';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -71,13 +71,16 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
         const hasBody = request.method === 'POST' || request.method === 'PATCH';
         const body = hasBody ? await readJsonBody(request) : undefined;
         const url = new URL(request.url);
+        const query = Object.fromEntries(url.searchParams);
+        rejectNulCharacters(query);
+        rejectNulCharacters(body?.value);
         const run = async (): Promise<Response> => {
           const args = {
             ctx,
             request,
             body: (def.body ? parseOrThrow(def.body, body?.value ?? {}) : undefined) as Infer<B>,
-            query: (def.query ? parseOrThrow(def.query, Object.fromEntries(url.searchParams)) : undefined) as Infer<Q>,
-            params: (def.params ? parseOrThrow(def.params, await context.params) : undefined) as Infer<P>,
+            query: (def.query ? parseOrThrow(def.query, query) : undefined) as Infer<Q>,
+            params: (def.params ? await parsePathParams(def.params, context) : undefined) as Infer<P>,
           };
           const result = await handler(args);
           return jsonResponse(def.response.status, result);
@@ -117,6 +120,15 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
     return response;
   };
   return Object.assign(handle, { spec: routeSpec });
+}
+
+/** A path id that cannot be an id (not a ULID, a NUL byte, 2 KiB of junk) names nothing: 404, as for an unknown one. */
+async function parsePathParams(schema: z.ZodType, context: RouteContext): Promise<unknown> {
+  const raw = await context.params;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const id = typeof raw.id === 'string' ? raw.id : undefined;
+  throw new NotFoundError('object', id && id.length <= 64 && !/[\u0000-\u001f]/.test(id) ? id : undefined);
 }
 
 function rateLimitHeaders(d: RateDecision): Record<string, string> {

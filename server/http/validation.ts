@@ -49,3 +49,34 @@ function describeType(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   return typeof value;
 }
+
+/**
+ * Postgres text cannot hold U+0000, so a NUL anywhere in input would fail at the database as a 500;
+ * it is refused up front as a 400 naming the field.
+ */
+export function rejectNulCharacters(value: unknown, prefix = ''): void {
+  const at = findNul(value, prefix);
+  if (at !== undefined) {
+    throw new ValidationError([{ param: at, code: 'parameter_invalid', message: `Invalid ${at || 'body'}: contains a NUL character.` }]);
+  }
+}
+
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], path ? `${path}.${i}` : String(i));
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const key = path ? `${path}.${k}` : k;
+      if (k.includes('\u0000')) return key;
+      const found = findNul(v, key);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}

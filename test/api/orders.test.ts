@@ -208,3 +208,20 @@ describe('POST /partner/orders/{id}/cancel', () => {
     expect((await call('GET', `/partner/orders/${o.id}`, partner)).body.status).toBe('created');
   });
 });
+
+describe('NUL characters', () => {
+  it('are refused with a 400 naming the field, never a 500', async () => {
+    const metadata = await call('POST', '/partner/orders', partner, { quote_id: await quote(), metadata: { note: 'a\u0000b' } });
+    expect(metadata.status).toBe(400);
+    expect(metadata.body.error.param).toBe('metadata.note');
+    const instructions = await call('POST', '/partner/orders', partner, { quote_id: await quote(), pickup: { instructions: '\u0000' } });
+    expect(instructions.body.error.param).toBe('pickup.instructions');
+    expect((await call('GET', '/partner/orders?external_id=%00', partner)).status).toBe(400);
+    expect((await call('GET', '/partner/orders?created_lte=99999999999999', partner)).status).toBe(400);
+    for (const path of ['/partner/orders/%00', '/partner/quotes/%00', '/partner/webhooks/%00', '/partner/orders/abc']) {
+      const res = await call('GET', path, partner);
+      expect(res.status, path).toBe(404);
+    }
+    expect((await call('POST', '/partner/orders/%00/cancel', partner, {})).status).toBe(404);
+  });
+});
