@@ -63,7 +63,9 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
     const resource = presentOrder(row!);
     await emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at: now });
     if (simulation) {
-      await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row!.id, step: 0 }, { db: bossExecutor(tx.db), startAfter: simulation.step_seconds });
+      const jobId = await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row!.id, step: 0 }, { db: bossExecutor(tx.db), startAfter: simulation.step_seconds });
+      // No job, no scenario: fail the whole creation rather than leave an order whose robot never comes.
+      if (!jobId) throw new Error(`could not enqueue ${SCENARIO_STEP_QUEUE} for ${row!.id}`);
     }
     return resource;
   });
