@@ -1,4 +1,5 @@
 import { AppError, ValidationError } from '../errors';
+import { unstorableTextErrors } from './validation';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -15,12 +16,21 @@ export async function readJsonBody(request: Request): Promise<{ value: unknown; 
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new AppError('unsupported_media_type', 'unsupported_media_type', 'Request bodies must be JSON, sent with Content-Type: application/json.');
   }
+  let value: unknown;
   try {
-    return { value: JSON.parse(raw), raw };
+    value = JSON.parse(raw);
   } catch {
     throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid JSON.' }]);
   }
+  // Only a \u escape can put U+0000 or a lone surrogate in the value (raw is strict UTF-8), so most bodies skip the walk.
+  if (MAY_HOLD_UNSTORABLE_TEXT.test(raw)) {
+    const errors = unstorableTextErrors(value);
+    if (errors.length > 0) throw new ValidationError(errors);
+  }
+  return { value, raw };
 }
+
+const MAY_HOLD_UNSTORABLE_TEXT = /\\u(0000|d[89a-f])/i;
 
 export function isJsonContentType(value: string | null): boolean {
   if (!value) return false;

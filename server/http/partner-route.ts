@@ -16,7 +16,7 @@ import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
 import type { RouteContext, RouteSpec, SpecifiedHandler } from './route-spec';
-import { parseOrThrow, rejectNulCharacters } from './validation';
+import { isStorableText, parseOrThrow, storableQuery } from './validation';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -30,7 +30,7 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
 
 /**
  * The one wrapper every partner route goes through. In order: request id, authentication (401),
- * IP allowlist (403), rate limit (429), body (413/415/400), idempotency, validation (400), the
+ * IP allowlist (403), rate limit (429), body (413/415/400), validation (400), idempotency, the
  * domain verb, and error mapping. Route files stay a few lines long.
  */
 export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined, R extends z.ZodType>(
@@ -71,24 +71,21 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
         const hasBody = request.method === 'POST' || request.method === 'PATCH';
         const body = hasBody ? await readJsonBody(request) : undefined;
         const url = new URL(request.url);
-        const query = Object.fromEntries(url.searchParams);
-        rejectNulCharacters(query);
-        rejectNulCharacters(body?.value);
-        const run = async (): Promise<Response> => {
-          const args = {
-            ctx,
-            request,
-            body: (def.body ? parseOrThrow(def.body, body?.value ?? {}) : undefined) as Infer<B>,
-            query: (def.query ? parseOrThrow(def.query, query) : undefined) as Infer<Q>,
-            params: (def.params ? await parsePathParams(def.params, context) : undefined) as Infer<P>,
-          };
-          const result = await handler(args);
-          return jsonResponse(def.response.status, result);
+        // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never
+        // started executing stores nothing, so the client can correct it and retry with the same key.
+        const args = {
+          ctx,
+          request,
+          // An absent body reads as {}; a JSON `null` is a body, and not an object.
+          body: (def.body ? parseOrThrow(def.body, body === undefined ? {} : body.value) : undefined) as Infer<B>,
+          query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
+          params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
         };
-
         const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+        if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
+        const run = async (): Promise<Response> => jsonResponse(def.response.status, await handler(args));
+
         if (idempotencyKey === null) return run();
-        validateIdempotencyKey(idempotencyKey);
         const scope = { partnerId: credential.partnerId, environment: credential.environment, key: idempotencyKey };
         const claim = await claimIdempotencyKey(rt.db, scope, requestFingerprint(request.method, url.pathname, body?.raw ?? ''), rt.env.IDEMPOTENCY_TTL_HOURS);
         if (claim.kind === 'replay') {
@@ -122,13 +119,17 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
   return Object.assign(handle, { spec: routeSpec });
 }
 
-/** A path id that cannot be an id (not a ULID, a NUL byte, 2 KiB of junk) names nothing: 404, as for an unknown one. */
-async function parsePathParams(schema: z.ZodType, context: RouteContext): Promise<unknown> {
-  const raw = await context.params;
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+/**
+ * A path segment that cannot be an id (too long, a NUL, a lone surrogate, 2 KiB of junk) names
+ * nothing: 404, as for an unknown id, not a 400 about a parameter the caller never named. The id
+ * is echoed only when it is short and printable.
+ */
+function parsePathParams<S extends z.ZodType>(schema: S, raw: Record<string, string | string[] | undefined>): z.infer<S> {
+  const storable = Object.values(raw).every((v) => typeof v !== 'string' || isStorableText(v));
+  const result = storable ? schema.safeParse(raw) : undefined;
+  if (result?.success) return result.data;
   const id = typeof raw.id === 'string' ? raw.id : undefined;
-  throw new NotFoundError('object', id && id.length <= 64 && !/[\u0000-\u001f]/.test(id) ? id : undefined);
+  throw new NotFoundError('object', id !== undefined && id.length <= 64 && !/\p{C}/u.test(id) ? id : undefined);
 }
 
 function rateLimitHeaders(d: RateDecision): Record<string, string> {

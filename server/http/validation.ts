@@ -1,19 +1,28 @@
 import type { z } from 'zod';
 import { ValidationError, type FieldError } from '../errors';
 
-/** Every zod issue becomes one entry of `errors`, with a dotted `param` (pickup.lat, items[0].name). */
+/** Every zod issue becomes one entry of `errors`, with a dotted `param` (pickup.lat, items.0.name). */
 export function toFieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
   return issues.flatMap((issue): FieldError[] => {
-    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    const base = issue.path.reduce<string>((path, segment) => appendParam(path, String(segment)), prefix);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        param: base ? `${base}.${key}` : key,
-        code: 'parameter_unknown',
-        message: `Received unknown parameter: ${base ? `${base}.${key}` : key}.`,
-      }));
+      return issue.keys.map((key) => {
+        const param = appendParam(base, key);
+        return { param, code: 'parameter_unknown', message: `Received unknown parameter: ${param}.` };
+      });
     }
     return [{ param: base, code: codeOf(issue), message: messageOf(issue, base) }];
   });
+}
+
+/**
+ * pickup + lat → pickup.lat. A key that a dotted path cannot show (empty, or holding a dot or a
+ * bracket) is quoted, so that every field, even one named "", has a non-empty param of its own:
+ * metadata["a.b"], [""]. An empty param is kept for the body as a whole.
+ */
+export function appendParam(path: string, key: string): string {
+  if (key === '' || /[.[\]"]/.test(key)) return `${path}[${JSON.stringify(key)}]`;
+  return path ? `${path}.${key}` : key;
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.infer<S> {
@@ -50,33 +59,46 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
-/**
- * Postgres text cannot hold U+0000, so a NUL anywhere in input would fail at the database as a 500;
- * it is refused up front as a 400 naming the field.
- */
-export function rejectNulCharacters(value: unknown, prefix = ''): void {
-  const at = findNul(value, prefix);
-  if (at !== undefined) {
-    throw new ValidationError([{ param: at, code: 'parameter_invalid', message: `Invalid ${at || 'body'}: contains a NUL character.` }]);
-  }
+// Postgres text and jsonb cannot hold U+0000, and UTF-8 cannot encode an unpaired UTF-16 surrogate
+// (JSON can spell both: "\u0000", "\ud800"). Such text can never be stored or match a stored value,
+// and sent to the database it fails the query: a 500 for what is bad input.
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const MAX_REPORTED = 20;
+
+export function isStorableText(text: string): boolean {
+  return !text.includes('\0') && !UNPAIRED_SURROGATE.test(text);
 }
 
-function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], path ? `${path}.${i}` : String(i));
-      if (found !== undefined) return found;
+/** Every string and key of a parsed JSON value that isStorableText refuses, in document order. */
+export function unstorableTextErrors(value: unknown, prefix = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  // A stack, not recursion: a 64 KiB body can nest 30,000 levels deep.
+  const stack: [unknown, string][] = [[value, prefix]];
+  while (stack.length > 0 && errors.length < MAX_REPORTED) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (!isStorableText(current)) errors.push(unstorable(path));
+      continue;
     }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const key = path ? `${path}.${k}` : k;
-      if (k.includes('\u0000')) return key;
-      const found = findNul(v, key);
-      if (found !== undefined) return found;
+    if (current === null || typeof current !== 'object') continue;
+    const children: [unknown, string][] = [];
+    for (const [key, child] of Object.entries(current)) {
+      const childPath = appendParam(path, key);
+      if (isStorableText(key)) children.push([child, childPath]);
+      else errors.push(unstorable(childPath));
     }
+    stack.push(...children.reverse());
   }
-  return undefined;
+  return errors;
+}
+
+/** Query parameters as an object for the query schema, or a 400 for text that cannot be stored. */
+export function storableQuery(params: URLSearchParams): Record<string, string> {
+  const errors = [...params].flatMap(([key, value]) => (isStorableText(key) && isStorableText(value) ? [] : [unstorable(key)]));
+  if (errors.length > 0) throw new ValidationError(errors);
+  return Object.fromEntries(params);
+}
+
+function unstorable(param: string): FieldError {
+  return { param, code: 'parameter_invalid', message: `Invalid ${param || 'body'}: text must not contain U+0000 or an unpaired UTF-16 surrogate.` };
 }
