@@ -22,7 +22,8 @@ export async function readJsonBody(request: Request): Promise<{ value: unknown; 
   } catch {
     throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid JSON.' }]);
   }
-  // Only a \u escape can put U+0000 or a lone surrogate in the value (raw is strict UTF-8), so most bodies skip the walk.
+  // Only a \u escape can put U+0000 or a lone surrogate in the value (raw is strict UTF-8, and JSON
+  // refuses raw control characters), so most bodies skip the walk.
   if (MAY_HOLD_UNSTORABLE_TEXT.test(raw)) {
     const errors = unstorableTextErrors(value);
     if (errors.length > 0) throw new ValidationError(errors);
