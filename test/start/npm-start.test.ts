@@ -266,6 +266,20 @@ describe('npm start without DATABASE_URL (console off)', () => {
     await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, 5000);
     expect(processesUsing(dataDir)).toEqual([]);
   }, 90_000);
+
+  it('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops cleanly, Postgres last', async () => {
+    const s = await start(dataDir);
+    const done = exited(s.child);
+    process.kill(-s.child.pid!, 'SIGINT');
+    const { code } = await done;
+    children.delete(s.child);
+    expect(code).toBe(0);
+    // Postgres runs in a process group of its own: it is stopped by the service after the job
+    // queue, not by the terminal's signal while the service still uses it.
+    const afterSignal = s.output().slice(s.output().indexOf('shutting down'));
+    expect(afterSignal).not.toMatch(/"level":(40|50)/);
+    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, 5000);
+  }, 60_000);
 });
 
 describe('npm start with the web console (CONSOLE unset: on)', () => {
