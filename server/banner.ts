@@ -3,7 +3,8 @@ import type { Service } from './service';
 
 /** What a newcomer needs after `npm start`: where it runs, who to be, and a first request that works when pasted. */
 export function printBanner(service: Service, env: Env, startMs: number): void {
-  const url = service.url ?? '';
+  // PUBLIC_BASE_URL may end in '/': the printed links and the curl line must not hold '//partner'.
+  const url = (service.url ?? '').replace(/\/+$/, '');
   const lines = [
     '',
     `Partner Delivery Platform ready in ${(startMs / 1000).toFixed(1)} s at ${url}`,
