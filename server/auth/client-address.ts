@@ -14,10 +14,18 @@ export function resolveClientAddress(socketAddress: string | null, forwardedFor:
   const hops = forwardedFor.split(',').map((h) => h.trim()).filter(Boolean);
   let client: Address = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = parseAddress(hops[i] ?? '');
+    const hop = parseAddress(withoutPort(hops[i] ?? ''));
     if (!hop) return client; // a malformed entry: stop at the last address we could trust
     client = hop;
     if (!inAnyCidr(hop, trusted)) return hop;
   }
   return client;
+}
+
+/** Some proxies append the client's port: 203.0.113.9:443 and [2001:db8::1]:443 name the same hosts. */
+function withoutPort(hop: string): string {
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(hop);
+  if (v4) return v4[1]!;
+  const v6 = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(hop);
+  return v6 ? v6[1]! : hop;
 }

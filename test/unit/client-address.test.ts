@@ -42,6 +42,12 @@ describe('resolveClientAddress', () => {
     expect(resolve('10.0.0.1', '::ffff:203.0.113.9', proxy)).toBe('203.0.113.9');
   });
 
+  it('accepts entries a proxy wrote with the client port', () => {
+    expect(resolve('10.0.0.1', '203.0.113.9:443', proxy)).toBe('203.0.113.9');
+    expect(resolve('10.0.0.1', '[2001:db8::7]:8443', proxy)).toBe('2001:db8::7');
+    expect(resolve('10.0.0.1', '203.0.113.9, 10.0.0.2:51000', proxy)).toBe('203.0.113.9');
+  });
+
   it('is the left-most entry when every hop is a trusted proxy', () => {
     expect(resolve('10.0.0.1', '10.0.0.2, 10.0.0.3', proxy)).toBe('10.0.0.2');
   });
