@@ -1,18 +1,9 @@
-import { EnvError, loadEnv } from '@/server/config/env';
+import { loadEnvOrExit } from '@/server/config/env';
 import { startService } from '@/server/service';
 
 // `npm run worker`: job workers only, no HTTP server. Run as many as needed beside the web tier.
 async function main(): Promise<void> {
-  let env;
-  try {
-    env = loadEnv();
-  } catch (e) {
-    if (e instanceof EnvError) {
-      console.error(e.message);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const env = loadEnvOrExit();
   const service = await startService(env, { web: false, workers: true });
   console.log('worker ready');
   const shutdown = () => void service.stop().then(() => process.exit(0));

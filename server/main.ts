@@ -1,20 +1,11 @@
 import { constants as osConstants } from 'node:os';
-import { EnvError, loadEnv } from './config/env';
+import { loadEnvOrExit } from './config/env';
 import { startService, type Service } from './service';
 import { printBanner } from './banner';
 
 // `npm start`: web tier and workers in one process (WORKERS=off: web only; `npm run worker`: workers only).
 async function main(): Promise<void> {
-  let env;
-  try {
-    env = loadEnv();
-  } catch (e) {
-    if (e instanceof EnvError) {
-      console.error(e.message);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const env = loadEnvOrExit();
 
   // Installed before start-up, so that Ctrl-C or SIGTERM during it (initdb, migrations, the first
   // console build) exits at once; exit hooks stop the embedded Postgres and the build it started.

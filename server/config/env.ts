@@ -71,6 +71,19 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return parsed.data;
 }
 
+/** For entry points: a bad setting is a message naming it and exit code 2, not a stack trace. */
+export function loadEnvOrExit(): Env {
+  try {
+    return loadEnv();
+  } catch (e) {
+    if (e instanceof EnvError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+}
+
 let cached: Env | undefined;
 
 /** The process-wide settings, validated on first use. */
