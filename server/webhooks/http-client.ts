@@ -30,7 +30,8 @@ class BlockedAddressError extends Error {
  */
 export function createWebhookClient(opts: Options) {
   const lookup = (hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    opts.resolve(hostname).then(
+    // The same name the policy check resolved (url-policy strips trailing dots), so both ask one question.
+    opts.resolve(hostname.toLowerCase().replace(/\.+$/, '')).then(
       (addresses) => {
         const allowed = opts.allowPrivate ? addresses : addresses.filter((a) => !blockedRange(a));
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliContext } from '@/server/cli/operator-context';
+import { decideGoLive } from '@/server/partners/go-live';
+import { createWebhookClient } from '@/server/webhooks/http-client';
+import { eventually, startReceiver } from '../support/receiver';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// The real service WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the address policy is on, as in production.
+// Names are pointed at chosen addresses through rt.resolver (the service's one resolver for webhook hosts).
+
+const PUBLIC = '93.184.216.34';
+
+let svc: TestService;
+let partner: TestPartner;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const names = new Map<string, string[] | (() => string[])>();
+
+beforeAll(async () => {
+  svc = await startTestService({ WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT_MS: '3000' });
+  expect(svc.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+  partner = await createTestPartner(svc);
+  // A real receiver on loopback: if any check were missing, the requests below WOULD reach it.
+  receiver = await startReceiver();
+  svc.rt.resolver = async (host) => {
+    const answer = names.get(host);
+    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return typeof answer === 'function' ? answer() : answer;
+  };
+  names.set('public.test', [PUBLIC]);
+  names.set('internal.test', ['10.1.2.3']);
+  names.set('metadata.test', ['169.254.169.254']);
+  names.set('mixed.test', [PUBLIC, '127.0.0.1']);
+});
+afterAll(() => receiver.close());
+
+type ErrorBody = { error: { code: string; param?: string; message: string; errors?: { param: string; code: string; message: string }[] } };
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${svc.url}${path}`, { method, headers: partner.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function deleteAllSubscriptions() {
+  const list = await call('GET', '/partner/webhooks?limit=100');
+  for (const sub of list.body.data as { id: string }[]) expect((await call('DELETE', `/partner/webhooks/${sub.id}`)).status).toBe(200);
+}
+
+describe('webhook URL validation at create and update', () => {
+  it.each([
+    'https://127.0.0.1/hooks',
+    'https://2130706433/hooks',
+    'https://0x7f.1/hooks',
+    'https://localhost/hooks',
+    'https://localhost./hooks',
+    'https://[::1]/hooks',
+    'https://[::ffff:127.0.0.1]/hooks',
+    'https://[::7f00:1]/hooks',
+    'https://[64:ff9b::a00:1]/hooks',
+    'https://[2002:a00:1::1]/hooks',
+    'https://[fd12::1]/hooks',
+    'https://0.0.0.0/hooks',
+    'https://10.0.0.1/hooks',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://100.64.0.1/hooks',
+    'https://internal.test/hooks',
+    'https://metadata.test/hooks',
+    'https://mixed.test/hooks',
+  ])('POST %s → 400 url_blocked_address', async (url) => {
+    const res = await call('POST', '/partner/webhooks', { url });
+    expect(res.status).toBe(400);
+    expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
+  });
+
+  it('accepts a public name, and stores the URL as parsed', async () => {
+    const res = await call('POST', '/partner/webhooks', { url: 'https://PUBLIC.test./hooks' });
+    expect(res.status).toBe(201);
+    expect(res.body.url).toBe('https://public.test./hooks');
+    await deleteAllSubscriptions();
+  });
+
+  it.each([
+    ['http://public.test/hooks', 'url_not_https'],
+    ['ftp://public.test/hooks', 'url_not_https'],
+    ['https://user:pass@public.test/hooks', 'url_invalid'],
+    ['https://user@8.8.8.8/hooks', 'url_invalid'],
+    ['not a url', 'url_invalid'],
+    ['https://nowhere.test/hooks', 'url_unresolvable'],
+  ])('POST %s → 400 %s', async (url, code) => {
+    const res = await call('POST', '/partner/webhooks', { url });
+    expect(res.status).toBe(400);
+    expect((res.body as ErrorBody).error).toMatchObject({ code, param: 'url' });
+  });
+
+  it('refuses a URL longer than 2048 characters, naming url', async () => {
+    const base = 'https://public.test/';
+    const ok = await call('POST', '/partner/webhooks', { url: base + 'a'.repeat(2048 - base.length) });
+    expect(ok.status).toBe(201);
+    const res = await call('POST', '/partner/webhooks', { url: base + 'a'.repeat(2049 - base.length) });
+    expect(res.status).toBe(400);
+    expect((res.body as ErrorBody).error.param).toBe('url');
+    expect((res.body as ErrorBody).error.message).toMatch(/2048/);
+    await deleteAllSubscriptions();
+  });
+
+  it('refuses an unknown event type in event_filters, naming the entry and the value', async () => {
+    const res = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks', event_filters: ['order.created', 'order.exploded'] });
+    expect(res.status).toBe(400);
+    const { error } = res.body as ErrorBody;
+    expect(error.param).toBe('event_filters.1');
+    expect(error.message).toContain('order.exploded');
+    const patch = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks' });
+    const upd = await call('PATCH', `/partner/webhooks/${patch.body.id}`, { event_filters: ['nope.nope'] });
+    expect(upd.status).toBe(400);
+    expect((upd.body as ErrorBody).error.param).toBe('event_filters.0');
+    expect((upd.body as ErrorBody).error.message).toContain('nope.nope');
+    await deleteAllSubscriptions();
+  });
+
+  it('refuses a private URL on PATCH and keeps the old one', async () => {
+    const created = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks' });
+    expect(created.status).toBe(201);
+    for (const url of ['https://127.0.0.1/hooks', 'https://internal.test/hooks', 'https://[fe80::1]/hooks']) {
+      const res = await call('PATCH', `/partner/webhooks/${created.body.id}`, { url });
+      expect(res.status).toBe(400);
+      expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
+    }
+    const http = await call('PATCH', `/partner/webhooks/${created.body.id}`, { url: 'http://public.test/hooks' });
+    expect((http.body as ErrorBody).error).toMatchObject({ code: 'url_not_https', param: 'url' });
+    expect((await call('GET', `/partner/webhooks/${created.body.id}`)).body.url).toBe('https://public.test/hooks');
+    await deleteAllSubscriptions();
+  });
+
+  it('allows at most 20 subscriptions per partner and environment', async () => {
+    for (let i = 0; i < 20; i++) expect((await call('POST', '/partner/webhooks', { url: `https://public.test/hooks/${i}` })).status).toBe(201);
+    const res = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks/21' });
+    expect(res.status).toBe(422);
+    expect((res.body as ErrorBody).error.code).toBe('subscription_limit_reached');
+    // The other environment has a limit of its own.
+    await decideGoLive({ ctx: cliContext(svc.rt, 'test'), input: { partnerId: partner.partnerId, decision: 'approve' } });
+    const production = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
+    const other = await fetch(`${svc.url}/partner/webhooks`, { method: 'POST', headers: production.headers, body: JSON.stringify({ url: 'https://public.test/prod' }) });
+    expect(other.status).toBe(201);
+    const otherId = ((await other.json()) as { id: string }).id;
+    await fetch(`${svc.url}/partner/webhooks/${otherId}`, { method: 'DELETE', headers: production.headers });
+    await deleteAllSubscriptions();
+  });
+});
+
+type Delivery = { status: string; attempt_count: number; attempts: { attempt: number; error_kind: string | null; error_message: string | null; response_status: number | null }[] };
+
+async function deliveriesOf(id: string): Promise<Delivery[]> {
+  return (await call('GET', `/partner/webhooks/${id}/deliveries`)).body.data;
+}
+
+describe('the check again at delivery (DNS rebinding)', () => {
+  // The receiver listens on '::' (loopback included) and its certificate names receiver.test, so a
+  // request to https://receiver.test:<port>/ that reached 127.0.0.1 or ::1 would complete TLS, be
+  // answered 200 and be recorded (test/webhooks/private-networks.test.ts shows exactly that). Node
+  // refuses the certificate's two-label wildcard *.test, so any other name would fail at TLS and
+  // prove nothing.
+  const receiverUrl = () => `https://receiver.test:${receiver.port}/hooks`;
+
+  it('a name that was public at create and is loopback at delivery: attempt blocked_address, nothing sent', async () => {
+    names.set('receiver.test', [PUBLIC]);
+    const created = await call('POST', '/partner/webhooks', { url: receiverUrl() });
+    expect(created.status).toBe(201);
+    names.set('receiver.test', ['127.0.0.1', '::1']);
+    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`);
+    expect(test.status).toBe(202);
+    // Every attempt of the compressed schedule (1 + 2 retries) is refused, then the delivery fails.
+    const failed = await eventually(async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), 15_000);
+    expect(failed).toBeTruthy();
+    expect(failed!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    for (const a of failed!.attempts) {
+      expect(a).toMatchObject({ error_kind: 'blocked_address', response_status: null });
+      expect(a.error_message).toMatch(/127\.0\.0\.1|::1/);
+    }
+    expect(receiver.received).toEqual([]);
+    await deleteAllSubscriptions();
+  });
+
+  it('the connect-time pin: public for the check, loopback for the connection → blocked, nothing sent', async () => {
+    // attemptDelivery checks the URL (one resolver call), then undici's connect-time lookup resolves
+    // again (a second call). Answering public to the first call of each attempt and loopback to the
+    // second models a rebinding DNS server with TTL 0: the policy check passes, and only the lookup's
+    // own check stands between the socket and loopback. It refuses every loopback answer, the connect
+    // fails with EBLOCKEDADDRESS, and the attempt records blocked_address.
+    names.set('receiver.test', [PUBLIC]);
+    const created = await call('POST', '/partner/webhooks', { url: receiverUrl() });
+    expect(created.status).toBe(201);
+    let calls = 0;
+    names.set('receiver.test', () => (++calls % 2 === 1 ? [PUBLIC] : ['127.0.0.1', '::1']));
+    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`);
+    expect(test.status).toBe(202);
+    const failed = await eventually(async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), 15_000);
+    expect(failed).toBeTruthy();
+    expect(failed!.attempts).toHaveLength(3);
+    for (const a of failed!.attempts) expect(a).toMatchObject({ error_kind: 'blocked_address', response_status: null });
+    // Two resolutions per attempt: the check passed each time and the connect-time lookup refused.
+    expect(calls).toBe(6);
+    expect(receiver.received).toEqual([]);
+    await deleteAllSubscriptions();
+  });
+});
+
+describe('the webhook client alone (server/webhooks/http-client.ts)', () => {
+  // A second receiver, so this control's deliveries cannot be confused with the ones that must not arrive.
+  let control: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    control = await startReceiver();
+  });
+  afterAll(() => control.close());
+
+  const client = (allowPrivate: boolean, answer: string[]) =>
+    createWebhookClient({ resolve: async () => answer, allowPrivate, timeoutMs: 3000, userAgent: 'ssrf-test' });
+
+  it('connects to loopback through a name when private networks are allowed (the control: the path is live)', async () => {
+    const c = client(true, ['127.0.0.1']);
+    const out = await c.post(`https://receiver.test:${control.port}/ok`, { 'content-type': 'application/json' }, '{}');
+    await c.close();
+    expect(out).toMatchObject({ kind: 'response', status: 200 });
+    expect(control.received.map((r) => r.path)).toEqual(['/ok']);
+  });
+
+  it.each([[['127.0.0.1']], [['::1']], [['127.0.0.1', '::1']], [['::ffff:127.0.0.1']], [['10.0.0.1', '127.0.0.1']]])(
+    'refuses to connect when the name resolves to %j, and sends nothing',
+    async (answer) => {
+      const before = control.received.length;
+      const c = client(false, answer);
+      const out = await c.post(`https://receiver.test:${control.port}/blocked`, { 'content-type': 'application/json' }, '{"secret":1}');
+      await c.close();
+      expect(out).toMatchObject({ kind: 'error', errorKind: 'blocked_address' });
+      expect(control.received.length).toBe(before);
+    },
+  );
+
+  it('a name that does not resolve is a dns error, not a blocked address', async () => {
+    const c = client(false, []);
+    const out = await c.post(`https://receiver.test:${control.port}/none`, {}, '{}');
+    await c.close();
+    expect(out).toMatchObject({ kind: 'error', errorKind: 'dns' });
+  });
+
+  it('does not follow a redirect, even to a public name', async () => {
+    control.setResponder(() => ({ status: 307, headers: { location: `https://receiver.test:${control.port}/elsewhere` } }));
+    const c = client(true, ['127.0.0.1']);
+    const before = control.received.length;
+    const out = await c.post(`https://receiver.test:${control.port}/redirect`, {}, '{}');
+    await c.close();
+    control.setResponder(() => ({ status: 200, body: 'ok' }));
+    expect(out).toMatchObject({ kind: 'response', status: 307 });
+    expect(control.received.slice(before).map((r) => r.path)).toEqual(['/redirect']);
+  });
+});
