@@ -5,7 +5,7 @@ import path from 'node:path';
 export interface TestCa {
   dir: string;
   caCert: string;
-  /** A server certificate for localhost, 127.0.0.1 and ::1 (and *.test names), signed by the CA. */
+  /** A server certificate for localhost, receiver.test, 127.0.0.1 and ::1, signed by the CA. */
   serverCert: string;
   serverKey: string;
 }
@@ -18,7 +18,7 @@ export function createTestCa(dir: string): TestCa {
     const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
     run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=Partner Delivery Test CA', '-keyout', f('ca.key'), '-out', f('ca.crt'));
     run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-keyout', f('server.key'), '-out', f('server.csr'));
-    writeFileSync(f('server.ext'), 'subjectAltName=DNS:localhost,DNS:*.test,DNS:receiver.test,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+    writeFileSync(f('server.ext'), 'subjectAltName=DNS:localhost,DNS:receiver.test,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
     run('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('server.ext'), '-out', f('server.crt'));
   }
   return { dir, caCert: f('ca.crt'), serverCert: readFileSync(f('server.crt'), 'utf8'), serverKey: readFileSync(f('server.key'), 'utf8') };
