@@ -9,15 +9,21 @@ async function main(): Promise<void> {
 
   // Installed before start-up, so that Ctrl-C or SIGTERM during it (initdb, migrations, the first
   // console build) exits at once; exit hooks stop the embedded Postgres and the build it started.
-  const state: { service?: Service; stopping: boolean } = { stopping: false };
+  const state: { service?: Service; stoppingSince?: number } = {};
   const shutdown = (signal: NodeJS.Signals) => {
     const code = 128 + osConstants.signals[signal];
     const { service } = state;
-    if (state.stopping || !service) {
-      if (!service) console.error(`${signal} during start-up: exiting`);
-      process.exit(code); // a second signal while stopping: stop waiting
+    if (!service) {
+      console.error(`${signal} during start-up: exiting`);
+      process.exit(code);
     }
-    state.stopping = true;
+    if (state.stoppingSince !== undefined) {
+      // One Ctrl-C can arrive twice: from the terminal (to the whole process group) and relayed by
+      // tsx, which runs this file in a child process. A second one seconds later means "stop waiting".
+      if (performance.now() - state.stoppingSince < 2000) return;
+      process.exit(code);
+    }
+    state.stoppingSince = performance.now();
     service.rt.log.info({ signal }, 'shutting down');
     // Requests in flight get a few seconds; the job queue waits up to 5 s for running jobs.
     setTimeout(() => {

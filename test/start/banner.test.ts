@@ -11,7 +11,7 @@ const demo = {
 
 function banner(url: string): string {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  printBanner({ url, demo } as unknown as Service, loadEnv({ DATA_DIR: '.data' }), 2345);
+  printBanner({ url, demo } as unknown as Service, loadEnv({ ...process.env, DATA_DIR: '.data', PUBLIC_BASE_URL: undefined }), 2345);
   return log.mock.calls.map((c) => String(c[0])).join('\n');
 }
 
