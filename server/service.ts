@@ -30,9 +30,11 @@ export interface ServiceRoles {
 
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
 export async function startService(env: Env, roles: ServiceRoles, log: Logger = createLogger(env.LOG_LEVEL)): Promise<Service> {
+  // Before any database work: with DATABASE_URL and no key, start-up stops here with a clear message.
+  const secretBox = loadSecretBox(env);
   const db = await resolveDatabase(env, log);
   const rt = initRuntime(env, db.url, log);
-  rt.secretBox = loadSecretBox(env, log);
+  rt.secretBox = secretBox;
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.

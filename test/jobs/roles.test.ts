@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { startTestService, type TestService } from '../support/service';
+import { startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../support/service';
 
 // WORKERS=off makes a web-only process; `npm run worker` (jobs/main.ts) a worker-only one.
 let web: TestService;
@@ -39,7 +39,7 @@ describe('process roles', () => {
     expect(await until(() => jobState(id!), (s) => s !== 'created', 2500)).toBe('created');
 
     worker = spawn('node_modules/.bin/tsx', ['jobs/main.ts'], {
-      env: { ...process.env, DATABASE_URL: web.databaseUrl, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
+      env: { ...process.env, DATABASE_URL: web.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     expect(await until(() => jobState(id!), (s) => s === 'completed', 20_000)).toBe('completed');

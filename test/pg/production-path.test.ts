@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
 import { startService, type Service } from '@/server/service';
-import { createTestPartner, NYC, type TestPartner } from '../support/service';
+import { createTestPartner, NYC, TEST_ENCRYPTION_KEY, type TestPartner } from '../support/service';
 
 // The production path (`npm run test:pg`, run by .ci/run on Debian's PostgreSQL 15): migrations
 // applied to a real server's database named by DATABASE_URL, the real service in-process over it,
@@ -26,7 +26,7 @@ beforeAll(async () => {
     await sql.end();
   }
   await runMigrations(databaseUrl);
-  const env = loadEnv({ ...process.env, PORT: '0', CONSOLE: 'off', SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
+  const env = loadEnv({ SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...process.env, PORT: '0', CONSOLE: 'off', SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
   service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
   base = service.url!;
   partner = await createTestPartner(service);

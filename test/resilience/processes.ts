@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { createQuote } from '@/server/quotes/create';
 import type { Service } from '@/server/service';
 import type { TestPartner } from '../support/service';
-import { NYC } from '../support/service';
+import { NYC, TEST_ENCRYPTION_KEY } from '../support/service';
 
 // Helpers for the resilience tests that run several real server processes over one database.
 
@@ -43,6 +43,7 @@ export async function spawnServer(databaseUrl: string, env: Record<string, strin
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
+      SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       PORT: '0',
       WORKERS: 'off',
       CONSOLE: 'off',
