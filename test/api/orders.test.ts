@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { decideGoLive } from '@/server/partners/go-live';
+import { call, newOrder, newQuote } from '../support/partner-api';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -12,22 +13,8 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
 });
 
-async function call(method: string, path: string, who: TestPartner, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: who.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
-async function quote(who = partner): Promise<string> {
-  const res = await call('POST', '/partner/quotes', who, NYC);
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-async function order(who = partner, extra: Record<string, unknown> = {}) {
-  const res = await call('POST', '/partner/orders', who, { quote_id: await quote(who), ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
+const quote = (who = partner) => newQuote(who);
+const order = (who = partner, extra: Record<string, unknown> = {}) => newOrder(who, extra);
 
 describe('POST /partner/orders', () => {
   it('creates an order from a quote with every documented field', async () => {

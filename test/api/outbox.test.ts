@@ -5,7 +5,8 @@ import type { EventEnvelope } from '@/db/schema';
 import { withTransaction } from '@/server/context';
 import { moveOrder } from '@/server/orders/move';
 import type { OrderStatus } from '@/server/orders/state-machine';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import * as api from '../support/partner-api';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 2: every observable change is written with its event row and the pg-boss job
 // that delivers it, in one transaction (the transactional outbox).
@@ -26,24 +27,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function call(method: string, path: string, who: TestPartner, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: who.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, body: await res.json() };
-}
-
-async function newOrder(who = partner) {
-  const quote = await call('POST', '/partner/quotes', who, NYC);
-  expect(quote.status).toBe(201);
-  const order = await call('POST', '/partner/orders', who, { quote_id: quote.body.id });
-  expect(order.status, JSON.stringify(order.body)).toBe(201);
-  return order.body;
-}
-
-async function getOrder(id: string, who = partner) {
-  const res = await call('GET', `/partner/orders/${id}`, who);
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const newOrder = (who = partner) => api.newOrder(who);
+const getOrder = (id: string, who = partner) => api.getOrder(who, id);
 
 type EventRow = {
   id: string;
@@ -144,7 +129,7 @@ describe('the event outbox', () => {
     ];
     for (const [i, step] of path.entries()) {
       const before = await eventRows(order.id);
-      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: step.status });
+      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: step.status });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const got = await getOrder(order.id);
       expect(res.body).toEqual(got);
@@ -169,14 +154,14 @@ describe('the event outbox', () => {
       expect(jobs[0]!.data).toEqual({ event_id: event.id });
     }
     // The event list holds the same envelopes, newest first.
-    const listed = await call('GET', `/partner/events?order_id=${order.id}&limit=100`, partner);
+    const listed = await api.call('GET', `/partner/events?order_id=${order.id}&limit=100`, partner);
     expect(listed.body.data).toEqual((await eventRows(order.id)).map((e) => e.envelope).reverse());
   });
 
   it('production moves carry livemode true', async () => {
     const order = await newOrder(live);
     expect(order.livemode).toBe(true);
-    const cancelled = await call('POST', `/partner/orders/${order.id}/cancel`, live, {});
+    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, live, {});
     expect(cancelled.status).toBe(200);
     const got = await getOrder(order.id, live);
     const events = await eventRows(order.id);
@@ -191,7 +176,7 @@ describe('the event outbox', () => {
     const order = await newOrder();
     const jobsBefore = await countFanOutJobs();
     for (const status of ['delivered', 'returned', 'picked_up', 'created']) {
-      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
+      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
       expect(res.status).toBe(409);
       expect(res.body.error.code).toBe('invalid_state_transition');
     }
@@ -202,7 +187,7 @@ describe('the event outbox', () => {
 
   it('concurrent moves of one order serialise: one event per accepted move, in order', async () => {
     const order = await newOrder();
-    const results = await Promise.all(Array.from({ length: 7 }, () => call('POST', `/partner/orders/${order.id}/simulate`, partner)));
+    const results = await Promise.all(Array.from({ length: 7 }, () => api.call('POST', `/partner/orders/${order.id}/simulate`, partner)));
     const accepted = results.filter((r) => r.status === 200);
     // Five happy-path steps from created to delivered; the rest find a delivered order.
     expect(accepted).toHaveLength(5);
@@ -255,7 +240,7 @@ describe('the event outbox', () => {
 
     // Through HTTP the same failure is a generic JSON 500 that leaks nothing, and changes nothing.
     vi.spyOn(svc.rt.boss!, 'send').mockRejectedValueOnce(new Error('job queue unavailable'));
-    const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
     expect(res.status).toBe(500);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body.error.type).toBe('api_error');
@@ -265,7 +250,7 @@ describe('the event outbox', () => {
 
     // Once the queue is back, the same move goes through with its event and job.
     vi.restoreAllMocks();
-    const ok = await call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+    const ok = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
     expect(ok.status).toBe(200);
     const events = await eventRows(order.id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.courier_assigned']);
@@ -274,14 +259,14 @@ describe('the event outbox', () => {
 
   it('the workers complete every fan-out job, a burst of events included, within seconds', async () => {
     const order = await newOrder();
-    await call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+    await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
     const ids = (await eventRows(order.id)).map((e) => e.id);
     expect(ids).toHaveLength(2);
     // A burst: 12 orders walked to delivered at once, 72 events.
     const burst = await Promise.all(Array.from({ length: 12 }, () => newOrder()));
     await Promise.all(
       burst.map(async (o) => {
-        for (let i = 0; i < 5; i++) expect((await call('POST', `/partner/orders/${o.id}/simulate`, partner, {})).status).toBe(200);
+        for (let i = 0; i < 5; i++) expect((await api.call('POST', `/partner/orders/${o.id}/simulate`, partner, {})).status).toBe(200);
       }),
     );
     const pending = () => svc.rt.db.execute<{ state: string; n: number }>(sql`select state, count(*)::int as n from pgboss.job where name = 'webhooks.fanout' and state <> 'completed' group by state`);

@@ -4,7 +4,8 @@ import { jobContext } from '@/jobs/definition';
 import { sandboxTimeoutJob } from '@/jobs/sandbox';
 import { runScenarioStep } from '@/server/orders/scenario-step';
 import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import * as api from '../support/partner-api';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4, sandbox: one step by hand (simulate), whole scenarios by scheduled jobs, and
 // the timeout that cancels sandbox orders left open.
@@ -19,32 +20,12 @@ beforeAll(async () => {
   live = await createTestPartner(svc, { environment: 'production' });
 });
 
-async function call(method: string, path: string, who: TestPartner, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: who.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
-async function quote(who = partner): Promise<string> {
-  const res = await call('POST', '/partner/quotes', who, NYC);
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-async function newOrder(who = partner, extra: Record<string, unknown> = {}) {
-  const res = await call('POST', '/partner/orders', who, { quote_id: await quote(who), ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function getOrder(id: string, who = partner) {
-  const res = await call('GET', `/partner/orders/${id}`, who);
-  expect(res.status).toBe(200);
-  return res.body;
-}
+const newOrder = (who = partner, extra: Record<string, unknown> = {}) => api.newOrder(who, extra);
+const getOrder = (id: string, who = partner) => api.getOrder(who, id);
 
 /** The order's events through the partner API, oldest first. */
 async function eventsOf(id: string, who = partner): Promise<{ type: string; created: number; data: { object: Record<string, unknown> } }[]> {
-  const res = await call('GET', `/partner/events?order_id=${id}&limit=100`, who);
+  const res = await api.call('GET', `/partner/events?order_id=${id}&limit=100`, who);
   expect(res.status).toBe(200);
   return res.body.data.reverse();
 }
@@ -79,13 +60,13 @@ describe('sandbox timeout', () => {
     const stale = await newOrder();
     const staleReturning = await newOrder();
     for (const status of ['courier_assigned', 'picked_up', 'returning']) {
-      expect((await call('POST', `/partner/orders/${staleReturning.id}/simulate`, partner, { status })).status).toBe(200);
+      expect((await api.call('POST', `/partner/orders/${staleReturning.id}/simulate`, partner, { status })).status).toBe(200);
     }
     const fresh = await newOrder();
     const delivered = await newOrder();
-    for (let i = 0; i < 5; i++) expect((await call('POST', `/partner/orders/${delivered.id}/simulate`, partner)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await api.call('POST', `/partner/orders/${delivered.id}/simulate`, partner)).status).toBe(200);
     const cancelled = await newOrder();
-    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).status).toBe(200);
+    expect((await api.call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).status).toBe(200);
     const production = await newOrder(live);
     for (const o of [stale, staleReturning, delivered, cancelled]) await backdate(o.id, 600);
     await backdate(production.id, 600);
@@ -138,16 +119,16 @@ describe('POST /partner/orders/{id}/simulate', () => {
     const path = ['courier_assigned', 'arrived_at_pickup', 'picked_up', 'arrived_at_dropoff', 'delivered'];
     for (const [i, status] of path.entries()) {
       // No body at all, and an empty object: both mean "the next step".
-      const res = i % 2 === 0 ? await call('POST', `/partner/orders/${order.id}/simulate`, partner) : await call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+      const res = i % 2 === 0 ? await api.call('POST', `/partner/orders/${order.id}/simulate`, partner) : await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.status).toBe(status);
       expect(res.body).toEqual(await getOrder(order.id));
     }
     expect(await eventTypes(order.id)).toEqual(['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.delivered']);
-    const done = await call('POST', `/partner/orders/${order.id}/simulate`, partner);
+    const done = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner);
     expect(done.status).toBe(409);
     expect(done.body.error.code).toBe('invalid_state_transition');
-    const explicit = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'returning' });
+    const explicit = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'returning' });
     expect(explicit.status).toBe(409);
     expect(explicit.body.error.code).toBe('invalid_state_transition');
     expect((await eventTypes(order.id)).length).toBe(6);
@@ -156,7 +137,7 @@ describe('POST /partner/orders/{id}/simulate', () => {
   it('with a status moves there when the state table allows it, else 409 invalid_state_transition', async () => {
     const order = await newOrder();
     for (const status of ['delivered', 'picked_up', 'returned', 'created']) {
-      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
+      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
       expect(res.status, status).toBe(409);
       expect(res.body.error.code).toBe('invalid_state_transition');
     }
@@ -169,26 +150,26 @@ describe('POST /partner/orders/{id}/simulate', () => {
       ['returning', 'order.return_started'],
       ['returned', 'order.returned'],
     ] as const) {
-      const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
+      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
       expect(res.status, status).toBe(200);
       expect(res.body.status).toBe(status);
       expect((await eventTypes(order.id)).at(-1)).toBe(event);
     }
-    const terminal = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
+    const terminal = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
     expect(terminal.status).toBe(409);
     expect(terminal.body.error.code).toBe('invalid_state_transition');
   });
 
   it('simulating a cancellation cancels as the courier', async () => {
     const order = await newOrder();
-    const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
+    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'cancelled', cancellation: { source: 'courier' } });
   });
 
   it('rejects an unknown status with 400', async () => {
     const order = await newOrder();
-    const res = await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'flying' });
+    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'flying' });
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe('status');
   });
@@ -196,7 +177,7 @@ describe('POST /partner/orders/{id}/simulate', () => {
   it('production credentials get 403 sandbox_only, and the order is untouched', async () => {
     const order = await newOrder(live);
     for (const body of [undefined, { status: 'courier_assigned' }]) {
-      const res = await call('POST', `/partner/orders/${order.id}/simulate`, live, body);
+      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, live, body);
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
     }
@@ -207,11 +188,11 @@ describe('POST /partner/orders/{id}/simulate', () => {
   it('another partner\'s order, or an unknown one, is 404 and untouched', async () => {
     const order = await newOrder();
     const other = await createTestPartner(svc);
-    const res = await call('POST', `/partner/orders/${order.id}/simulate`, other);
+    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, other);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('resource_missing');
     for (const id of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope', '%00', order.id.toLowerCase()]) {
-      const unknown = await call('POST', `/partner/orders/${id}/simulate`, partner);
+      const unknown = await api.call('POST', `/partner/orders/${id}/simulate`, partner);
       expect(unknown.status, id).toBe(404);
       expect(unknown.body.error.code).toBe('resource_missing');
     }
@@ -290,7 +271,7 @@ describe('simulation on order creation', () => {
 
   it.concurrent('a scenario the partner cancels before pickup stops quietly', async ({ expect }) => {
     const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } });
-    const cancelled = await call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
+    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
     expect(cancelled.status).toBe(200);
     // The step that was due runs, finds the order cancelled, and schedules nothing more.
     const jobs = await until(
@@ -338,11 +319,11 @@ describe('simulation on order creation', () => {
   });
 
   it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
-    const quoteId = await quote(live);
-    const res = await call('POST', '/partner/orders', live, { quote_id: quoteId, simulation: { scenario: 'happy_path', step_seconds: 1 } });
+    const quoteId = await api.newQuote(live);
+    const res = await api.call('POST', '/partner/orders', live, { quote_id: quoteId, simulation: { scenario: 'happy_path', step_seconds: 1 } });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
-    expect((await call('POST', '/partner/orders', live, { quote_id: quoteId })).status).toBe(201);
+    expect((await api.call('POST', '/partner/orders', live, { quote_id: quoteId })).status).toBe(201);
   });
 
   it.each([
@@ -353,12 +334,12 @@ describe('simulation on order creation', () => {
     [{ step_seconds: 1 }, 'simulation.scenario'],
     [{ scenario: 'happy_path', surprise: 1 }, 'simulation.surprise'],
   ])('rejects simulation %j with 400 naming %s', async (simulation, param) => {
-    const quoteId = await quote();
-    const res = await call('POST', '/partner/orders', partner, { quote_id: quoteId, simulation });
+    const quoteId = await api.newQuote(partner);
+    const res = await api.call('POST', '/partner/orders', partner, { quote_id: quoteId, simulation });
     expect(res.status).toBe(400);
     expect(res.body.error.errors.map((e: { param: string }) => e.param)).toContain(param);
     // Nothing was created: the quote is still unused.
-    expect((await call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
+    expect((await api.call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
   });
 
   it('step_seconds defaults to 5', async () => {

@@ -45,6 +45,8 @@ export interface TestPartner {
   apiKey: string;
   environment: 'sandbox' | 'production';
   headers: Record<string, string>;
+  /** The service's base URL, so helpers can call the API as this partner. */
+  baseUrl: string;
 }
 
 /** A partner with one credential (production implies an approved go-live), optionally allowlisted. */
@@ -64,6 +66,7 @@ export async function createTestPartner(
     apiKey: cred.api_key,
     environment,
     headers: { 'x-client-id': cred.client_id, 'x-api-key': cred.api_key, 'content-type': 'application/json' },
+    baseUrl: service.url ?? '',
   };
 }
 
