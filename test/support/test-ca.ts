@@ -1,25 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { ensureLocalCa, type LocalCa } from '../../server/dev/local-ca';
 
-export interface TestCa {
-  dir: string;
-  caCert: string;
-  /** A server certificate for localhost, receiver.test, 127.0.0.1 and ::1, signed by the CA. */
-  serverCert: string;
-  serverKey: string;
-}
+export type TestCa = LocalCa;
 
-/** A throwaway certificate authority made with openssl, for real HTTPS receivers on loopback. */
+/** The run's throwaway certificate authority, for real HTTPS receivers on loopback. */
 export function createTestCa(dir: string): TestCa {
-  mkdirSync(dir, { recursive: true });
-  const f = (name: string) => path.join(dir, name);
-  if (!existsSync(f('server.crt'))) {
-    const run = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=Partner Delivery Test CA', '-keyout', f('ca.key'), '-out', f('ca.crt'));
-    run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-keyout', f('server.key'), '-out', f('server.csr'));
-    writeFileSync(f('server.ext'), 'subjectAltName=DNS:localhost,DNS:receiver.test,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-    run('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('server.ext'), '-out', f('server.crt'));
-  }
-  return { dir, caCert: f('ca.crt'), serverCert: readFileSync(f('server.crt'), 'utf8'), serverKey: readFileSync(f('server.key'), 'utf8') };
+  return ensureLocalCa(dir, { name: 'Partner Delivery Test CA', days: 2 });
 }
