@@ -26,6 +26,8 @@ export function printBanner(service: Service, env: Env, startMs: number): void {
       `    -H 'X-Client-ID: ${demo.sandbox.client_id}' \\`,
       `    -H 'X-API-Key: ${demo.sandbox.api_key}' \\`,
       `    -d '{"pickup":{"lat":40.7484,"lng":-73.9857},"dropoff":{"lat":40.7580,"lng":-73.9855}}'`,
+      '',
+      'Webhooks to this machine: run `npm run receiver` in another terminal and follow what it prints.',
     );
   }
   console.log(lines.join('\n') + '\n');
