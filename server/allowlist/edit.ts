@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { allowlistEntries } from '@/db/schema';
 import { normaliseCidr } from '../auth/cidr';
 import { recordAudit } from '../audit/record';
@@ -23,7 +23,7 @@ export async function addAllowlistEntry({ ctx, input }: { ctx: Ctx; input: { par
     await findPartnerOrThrow(tx, input.partnerId);
     const [row] = await tx.db
       .insert(allowlistEntries)
-      .values({ id: ulid(), partnerId: input.partnerId, cidr, label: input.label ?? null })
+      .values({ id: newId(), partnerId: input.partnerId, cidr, label: input.label ?? null })
       .onConflictDoUpdate({ target: [allowlistEntries.partnerId, allowlistEntries.cidr], set: { label: input.label ?? null } })
       .returning();
     await recordAudit(tx, { action: 'allowlist.add', targetType: 'partner', targetId: input.partnerId, after: { cidr, label: row!.label } });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import type { Environment } from '../context';
 
 // The prefix says which environment a key belongs to, and lets secret scanners spot leaked keys.
@@ -15,7 +15,7 @@ export interface NewApiKey {
 /** 32 random bytes (256 bits) after the prefix: far beyond guessing, so a plain SHA-256 is the right hash. */
 export function generateApiKey(environment: Environment): NewApiKey {
   const apiKey = KEY_PREFIX[environment] + randomBytes(32).toString('base64url');
-  return { clientId: `ci_${ulid()}`, apiKey, keyHash: hashApiKey(apiKey), keyLast4: apiKey.slice(-4) };
+  return { clientId: `ci_${newId()}`, apiKey, keyHash: hashApiKey(apiKey), keyLast4: apiKey.slice(-4) };
 }
 
 export function hashApiKey(apiKey: string): string {

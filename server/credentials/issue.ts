@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { z } from 'zod';
 import { credentials } from '@/db/schema';
 import { generateApiKey } from '../auth/api-keys';
@@ -29,7 +29,7 @@ export async function issueCredential({ ctx, input }: { ctx: Ctx; input: z.input
       throw new ConflictError('go_live_required', `Production credentials need an approved go-live review; this partner's is '${partner.goLiveStatus}'.`);
     }
     const key = generateApiKey(environment);
-    await tx.db.insert(credentials).values({ id: ulid(), clientId: key.clientId, partnerId, environment, keyHash: key.keyHash, keyLast4: key.keyLast4 });
+    await tx.db.insert(credentials).values({ id: newId(), clientId: key.clientId, partnerId, environment, keyHash: key.keyHash, keyLast4: key.keyLast4 });
     await recordAudit(tx, { action: 'credential.issue', targetType: 'credential', targetId: key.clientId, after: { partner_id: partnerId, environment, key_last4: key.keyLast4 } });
     return { client_id: key.clientId, api_key: key.apiKey, environment };
   });

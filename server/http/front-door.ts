@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { ulid } from 'ulid';
+import { newRequestId } from '../ids';
 import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
 import { AppError } from '../errors';
 import { runtime } from '../runtime';
@@ -70,7 +70,7 @@ function stampClientAddress(req: IncomingMessage): void {
 }
 
 function methodNotAllowed(route: RouteEntry): Response {
-  const requestId = `req_${ulid()}`;
+  const requestId = newRequestId();
   const allow = Object.keys(route.handlers).join(', ');
   return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, runtime().log, {
     allow,
@@ -79,7 +79,7 @@ function methodNotAllowed(route: RouteEntry): Response {
 }
 
 function notFound(pathname: string): Response {
-  const requestId = `req_${ulid()}`;
+  const requestId = newRequestId();
   return jsonResponse(
     404,
     { error: { type: 'invalid_request_error', code: 'route_not_found', message: `No route for ${pathname}. See /partner/openapi.json.`, request_id: requestId } },

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newRequestId } from '../ids';
 import type { z } from 'zod';
 import { authenticate, enforceAllowlist } from '../auth/authenticate';
 import type { PartnerCtx } from '../context';
@@ -40,7 +40,7 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
   const routeSpec: RouteSpec = { ...spec, auth: true } as RouteSpec;
 
   const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const requestId = `req_${ulid()}`;
+    const requestId = newRequestId();
     const started = performance.now();
     const rt = runtime();
     const headers: Record<string, string> = { 'x-request-id': requestId };

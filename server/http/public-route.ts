@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newRequestId } from '../ids';
 import { z } from 'zod';
 import { runtime } from '../runtime';
 import { errorResponse } from './error-response';
@@ -16,7 +16,7 @@ const jsonObject = z.record(z.string(), z.unknown());
 export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
   const { handler, response, ...spec } = def;
   const handle = async (): Promise<Response> => {
-    const requestId = `req_${ulid()}`;
+    const requestId = newRequestId();
     try {
       return jsonResponse(200, await handler(), { 'x-request-id': requestId, 'cache-control': 'public, max-age=300' });
     } catch (error) {

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { z } from 'zod';
 import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
@@ -20,7 +20,7 @@ export async function createOperator({ ctx, input }: { ctx: Ctx; input: z.input<
   return withTransaction(ctx, async (tx) => {
     const [existing] = await tx.db.select({ id: operators.id }).from(operators).where(eq(operators.email, email));
     if (existing) throw new ConflictError('operator_exists', `An operator with e-mail ${email} already exists.`);
-    const id = ulid();
+    const id = newId();
     await tx.db.insert(operators).values({ id, email, passwordHash, role });
     await recordAudit(tx, { action: 'operator.create', targetType: 'operator', targetId: id, after: { email, role } });
     return { id, email, role };

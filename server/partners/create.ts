@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids';
 import { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
@@ -10,7 +10,7 @@ export const createPartnerInput = z.strictObject({ name: z.string().trim().min(1
 export async function createPartner({ ctx, input }: { ctx: Ctx; input: z.input<typeof createPartnerInput> }) {
   const { name } = parseOrThrow(createPartnerInput, input);
   return withTransaction(ctx, async (tx) => {
-    const [row] = await tx.db.insert(partners).values({ id: ulid(), name }).returning();
+    const [row] = await tx.db.insert(partners).values({ id: newId(), name }).returning();
     await recordAudit(tx, { action: 'partner.create', targetType: 'partner', targetId: row!.id, after: { name } });
     return { id: row!.id, name: row!.name };
   });
