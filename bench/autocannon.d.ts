@@ -1,0 +1,46 @@
+// The few parts of autocannon 8's programmatic API the bench uses (the package ships no types).
+declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
+
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    pipelining?: number;
+    timeout?: number;
+    overallRate?: number;
+  }
+
+  interface Histogram {
+    average: number;
+    mean: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p99: number;
+  }
+
+  interface Result {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    resets: number;
+    non2xx: number;
+    '2xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+    latency: Histogram;
+    requests: Histogram & { sent: number };
+  }
+
+  interface Instance extends EventEmitter, PromiseLike<Result> {
+    stop(): void;
+  }
+
+  function autocannon(options: Options): Instance;
+  export default autocannon;
+  export type { Instance, Options, Result };
+}

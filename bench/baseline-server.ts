@@ -1,0 +1,146 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import postgres from 'postgres';
+import { monotonicFactory } from 'ulid';
+
+/**
+ * The floor the service is compared with: a plain node:http server that reads and JSON.parses the
+ * quote request, prices it, inserts one row of the same shape into the same `quotes` table with a
+ * raw postgres.js query (same pool size as the service), and answers 201 with the quote as JSON.
+ * No auth, no rate limit, no validation library, no request log, no Request/Response objects.
+ *
+ * env: DATABASE_URL, PORT, HOST, BENCH_PARTNER_ID, BENCH_ENVIRONMENT (sandbox|production), DB_POOL_MAX.
+ */
+
+const partnerId = required('BENCH_PARTNER_ID');
+const environment = process.env.BENCH_ENVIRONMENT ?? 'sandbox';
+const sql = postgres(required('DATABASE_URL'), { max: Number(process.env.DB_POOL_MAX ?? 10), onnotice: () => {} });
+const newId = monotonicFactory();
+
+// The service's defaults (server/config/env.ts).
+const BASE_FEE = 500;
+const FEE_PER_KM = 120;
+const METERS_PER_SECOND = (18 * 1000) / 3600;
+const PICKUP_LEAD_SECONDS = 600;
+const QUOTE_TTL_SECONDS = 300;
+
+interface Point {
+  lat: number;
+  lng: number;
+}
+
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { status: 'ok' });
+  if (req.method !== 'POST' || req.url !== '/partner/quotes') return send(res, 404, { error: 'not found' });
+  readBody(req).then(
+    (raw) => createQuote(raw, res),
+    () => send(res, 400, { error: 'unreadable body' }),
+  );
+});
+
+async function createQuote(raw: string, res: ServerResponse): Promise<void> {
+  let pickup: Point, dropoff: Point;
+  try {
+    const body = JSON.parse(raw) as { pickup?: Point; dropoff?: Point };
+    if (!isPoint(body.pickup) || !isPoint(body.dropoff)) return send(res, 400, { error: 'pickup and dropoff need numeric lat and lng' });
+    pickup = body.pickup;
+    dropoff = body.dropoff;
+  } catch {
+    return send(res, 400, { error: 'malformed JSON' });
+  }
+  const distance = Math.round(haversineMeters(pickup, dropoff));
+  const fee = BASE_FEE + Math.ceil((FEE_PER_KM * distance) / 1000);
+  const duration = Math.ceil(distance / METERS_PER_SECOND);
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  const pickupEta = now + PICKUP_LEAD_SECONDS * 1000;
+  try {
+    const [row] = await sql<QuoteRow[]>`
+      insert into quotes (id, partner_id, environment, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng, distance_meters,
+                          fee_amount, fee_currency, duration_seconds, pickup_eta, dropoff_eta, expires_at, created_at)
+      values (${newId()}, ${partnerId}, ${environment}, ${pickup.lat}, ${pickup.lng}, ${dropoff.lat}, ${dropoff.lng}, ${distance},
+              ${fee}, ${'USD'}, ${duration}, ${new Date(pickupEta)}, ${new Date(pickupEta + duration * 1000)},
+              ${new Date(now + QUOTE_TTL_SECONDS * 1000)}, ${new Date(now)})
+      returning *`;
+    const r = row!;
+    send(res, 201, {
+      id: r.id,
+      object: 'quote',
+      livemode: r.environment === 'production',
+      created: unix(r.created_at),
+      pickup: { lat: r.pickup_lat, lng: r.pickup_lng },
+      dropoff: { lat: r.dropoff_lat, lng: r.dropoff_lng },
+      distance_meters: r.distance_meters,
+      fee: { amount: r.fee_amount, currency: r.fee_currency },
+      duration_seconds: r.duration_seconds,
+      pickup_eta: unix(r.pickup_eta),
+      dropoff_eta: unix(r.dropoff_eta),
+      expires_at: unix(r.expires_at),
+    });
+  } catch (error) {
+    console.error(error);
+    send(res, 500, { error: 'database error' });
+  }
+}
+
+interface QuoteRow {
+  id: string;
+  environment: string;
+  pickup_lat: number;
+  pickup_lng: number;
+  dropoff_lat: number;
+  dropoff_lng: number;
+  distance_meters: number;
+  fee_amount: number;
+  fee_currency: string;
+  duration_seconds: number;
+  pickup_eta: Date;
+  dropoff_eta: Date;
+  expires_at: Date;
+  created_at: Date;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+function isPoint(p: unknown): p is Point {
+  return typeof p === 'object' && p !== null && typeof (p as Point).lat === 'number' && typeof (p as Point).lng === 'number';
+}
+
+function haversineMeters(a: Point, b: Point): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLng = (b.lng - a.lng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
+}
+
+const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`baseline-server: ${name} is required`);
+    process.exit(2);
+  }
+  return value;
+}
+
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
+
+const shutdown = () => {
+  server.closeIdleConnections();
+  server.close(() => void sql.end({ timeout: 2 }).then(() => process.exit(0)));
+};
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);

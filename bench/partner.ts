@@ -1,0 +1,32 @@
+import { loadEnv } from '@/server/config/env';
+import { cliContext } from '@/server/cli/operator-context';
+import { issueCredential } from '@/server/credentials/issue';
+import { createPartner } from '@/server/partners/create';
+import { setRateLimit } from '@/server/partners/set-rate-limit';
+import { closeRuntime, initRuntime } from '@/server/runtime';
+
+export interface BenchPartner {
+  partnerId: string;
+  environment: 'sandbox';
+  clientId: string;
+  apiKey: string;
+  ratePerSecond: number;
+}
+
+// The highest limit an operator can set (server/partners/set-rate-limit.ts): far above what this machine serves.
+const RATE_PER_SECOND = 100_000;
+
+/** A sandbox partner with one credential and a raised rate limit, made with the domain verbs (as an operator would). */
+export async function createBenchPartner(databaseUrl: string, name: string): Promise<BenchPartner> {
+  const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off' });
+  const rt = initRuntime(env, databaseUrl);
+  try {
+    const ctx = cliContext(rt, 'bench');
+    const partner = await createPartner({ ctx, input: { name } });
+    await setRateLimit({ ctx, input: { partnerId: partner.id, perSecond: RATE_PER_SECOND } });
+    const cred = await issueCredential({ ctx, input: { partnerId: partner.id, environment: 'sandbox' } });
+    return { partnerId: partner.id, environment: 'sandbox', clientId: cred.client_id, apiKey: cred.api_key, ratePerSecond: RATE_PER_SECOND };
+  } finally {
+    await closeRuntime();
+  }
+}

@@ -1,0 +1,5 @@
+import { quotesScenario } from './quotes';
+import type { Scenario } from './scenario';
+
+/** Every scenario, in the order `npm run bench` runs them. Add new ones here. */
+export const scenarios: Scenario[] = [quotesScenario];
