@@ -8,12 +8,14 @@ import { NYC, TEST_ENCRYPTION_KEY } from '../support/service';
 // Helpers for the resilience tests that run several real server processes over one database.
 
 export interface ServerProcess {
-  /** Base URL, e.g. http://127.0.0.1:41234 */
+  /** Base URL, e.g. http://127.0.0.1:41234 (empty for a worker). */
   url: string;
   pid: number;
   /** Everything the process printed, for failure messages. */
   output: string[];
   stop(): Promise<void>;
+  /** SIGKILL to the whole process group (tsx and the service under it); resolves once it exited. */
+  kill(): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -39,7 +41,16 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * that it is ready.
  */
 export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn('node_modules/.bin/tsx', ['server/main.ts'], {
+  return spawnService('server/main.ts', databaseUrl, env, /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/);
+}
+
+/** `tsx jobs/main.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready. */
+export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return spawnService('jobs/main.ts', databaseUrl, env, /worker ready/);
+}
+
+async function spawnService(script: string, databaseUrl: string, env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
+  const child = spawn('node_modules/.bin/tsx', [script], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -56,15 +67,16 @@ export async function spawnServer(databaseUrl: string, env: Record<string, strin
   });
   running.add(child);
   const output: string[] = [];
-  const stop = async () => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return void running.delete(child);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    killGroup(child, 'SIGTERM');
+    killGroup(child, signal);
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 8000);
     await exited;
     clearTimeout(timer);
     running.delete(child);
   };
+  const stop = () => end('SIGTERM');
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('no "ready" line within 60 s')), 60_000);
     const fail = (error: Error) => {
@@ -74,18 +86,18 @@ export async function spawnServer(databaseUrl: string, env: Record<string, strin
     };
     const onData = (chunk: Buffer) => {
       output.push(chunk.toString());
-      const match = /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/.exec(output.join(''));
+      const match = ready.exec(output.join(''));
       if (match) {
         clearTimeout(timer);
-        resolve(`http://127.0.0.1:${match[1]}`);
+        resolve(match[1] ? `http://127.0.0.1:${match[1]}` : '');
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.once('exit', (code, signal) => fail(new Error(`server exited early (code ${code}, signal ${signal})`)));
+    child.once('exit', (code, signal) => fail(new Error(`${script} exited early (code ${code}, signal ${signal})`)));
     child.once('error', fail);
   });
-  return { url, pid: child.pid!, output, stop };
+  return { url, pid: child.pid!, output, stop, kill: () => end('SIGKILL') };
 }
 
 /** A quote of the partner's, made through the domain verb so that no HTTP request spends its tokens. */

@@ -15,7 +15,7 @@ export interface ReceivedRequest {
 export type Responder = (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 /** A real HTTPS webhook receiver on loopback, with a certificate from the run's test CA. */
-export async function startReceiver(respond: Responder = () => ({ status: 200, body: 'ok' })): Promise<{
+export async function startReceiver(respond: Responder = () => ({ status: 200, body: 'ok' }), opts: { port?: number } = {}): Promise<{
   url: string;
   port: number;
   received: ReceivedRequest[];
@@ -47,7 +47,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '::', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port ?? 0, '::', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `https://localhost:${port}/hooks`,

@@ -1,0 +1,148 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
+import { call, newOrder } from '../support/partner-api';
+import { eventually, startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// Webhook delivery across real processes over one database: `npm start` with WORKERS=off plus
+// `npm run worker`, a worker killed mid-delivery, a receiver outage, two workers side by side.
+// The in-process service here is web-only (WORKERS=off): every delivery comes from a spawned worker.
+
+const WORKER_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,5' };
+
+let svc: TestService;
+const processes: ServerProcess[] = [];
+/** Worker processes still running. */
+const workers: ServerProcess[] = [];
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const responders = new Map<string, Responder>();
+
+beforeAll(async () => {
+  svc = await startTestService({ WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  receiver = await startReceiver((req, i) => (responders.get(req.path) ?? (() => ({ status: 200 })))(req, i));
+});
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop()));
+  await receiver.close();
+});
+
+async function worker(): Promise<ServerProcess> {
+  const p = await spawnWorker(svc.databaseUrl, WORKER_ENV);
+  processes.push(p);
+  workers.push(p);
+  return p;
+}
+
+async function subscribe(partner: TestPartner, path: string, respond: Responder, port = receiver.port) {
+  responders.set(path, respond);
+  const created = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${port}${path}`, event_filters: ['order.created'] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id as string;
+}
+
+const orderIdOf = (r: ReceivedRequest) => (JSON.parse(r.rawBody.toString()) as { data: { object: { id: string } } }).data.object.id;
+
+describe('split roles', () => {
+  it('a WORKERS=off web process plus `npm run worker` delivers (commit-to-receipt latency printed)', async () => {
+    const web = await spawnServer(svc.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    processes.push(web);
+    const w = await worker();
+    const partner = { ...(await createTestPartner(svc)), baseUrl: web.url };
+    await subscribe(partner, '/split', () => ({ status: 200 }));
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const sent = Date.now();
+      const order = await newOrder(partner);
+      const got = await eventually(() => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id));
+      expect(got, web.output.join('') + w.output.join('')).toBeTruthy();
+      latencies.push(got!.at - sent);
+    }
+    console.log(`[processes] order POST on the web process -> webhook received from the worker process: ${latencies.join(', ')} ms`);
+  });
+});
+
+describe('a worker killed with SIGKILL mid-delivery', () => {
+  it('loses nothing: after a restart the event arrives with the same id within 60 s', async () => {
+    const first = await worker();
+    const partner = await createTestPartner(svc);
+    let requests = 0;
+    // The first attempt is held open (the worker dies while it waits); later ones are answered.
+    await subscribe(partner, '/killed', () => (++requests === 1 ? { status: 200, delayMs: 30_000 } : { status: 200 }));
+    const order = await newOrder(partner);
+    const held = await eventually(() => receiver.received.find((r) => r.path === '/killed'), 15_000);
+    expect(held, first.output.join('')).toBeTruthy();
+    await first.kill();
+    workers.splice(workers.indexOf(first), 1);
+    const killedAt = Date.now();
+    await worker();
+    const again = await eventually(() => receiver.received.filter((r) => r.path === '/killed')[1], 60_000, 250);
+    expect(again).toBeTruthy();
+    const seconds = (again!.at - killedAt) / 1000;
+    console.log(`[processes] SIGKILL mid-delivery: redelivered ${seconds.toFixed(1)} s after the kill`);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(again!.headers['x-service-event-id']).toBe(held!.headers['x-service-event-id']);
+    expect(again!.rawBody.equals(held!.rawBody)).toBe(true);
+    expect(orderIdOf(again!)).toBe(order.id);
+  }, 120_000);
+});
+
+describe('a receiver outage of a few seconds', () => {
+  it('loses nothing: every event arrives once the receiver is back, and the failed attempts are recorded', async () => {
+    if (workers.length === 0) await worker();
+    const partner = await createTestPartner(svc);
+    const flaky = await startReceiver();
+    const port = flaky.port;
+    const subscription = await subscribe(partner, '/outage', () => ({ status: 200 }), port);
+    await flaky.close();
+    const orders = await Promise.all(Array.from({ length: 5 }, () => newOrder(partner)));
+    await new Promise((r) => setTimeout(r, 3000));
+    const back = await startReceiver(() => ({ status: 200 }), { port });
+    try {
+      const all = await eventually(() => orders.every((o) => back.received.some((r) => orderIdOf(r) === o.id)), 30_000, 100);
+      expect(all).toBe(true);
+      const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
+      const failedFirst = list.body.data.filter((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection');
+      expect(failedFirst.length).toBe(5);
+      expect(list.body.data.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+    } finally {
+      await back.close();
+    }
+  }, 60_000);
+});
+
+describe('two worker processes', () => {
+  it('never send one delivery twice at the same time, and deliver everything', async () => {
+    while (workers.length < 2) await worker();
+    const partner = await createTestPartner(svc);
+    const inFlight = new Map<string, number>();
+    const overlaps: string[] = [];
+    const respond = (path: string): Responder => (req) => {
+      const key = `${path} ${req.headers['x-service-event-id']}`;
+      if ((inFlight.get(key) ?? 0) > 0) overlaps.push(key);
+      inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+      const delayMs = 50 + Math.floor(Math.random() * 100);
+      setTimeout(() => inFlight.set(key, inFlight.get(key)! - 1), delayMs);
+      return { status: 200, delayMs };
+    };
+    await subscribe(partner, '/pair-a', respond('/pair-a'));
+    await subscribe(partner, '/pair-b', respond('/pair-b'));
+    const orders: { id: string }[] = [];
+    for (let i = 0; i < 10; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, () => newOrder(partner)))));
+    const done = await eventually(
+      () => ['/pair-a', '/pair-b'].every((p) => new Set(receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length),
+      60_000,
+      200,
+    );
+    expect(done).toBe(true);
+    expect(overlaps).toEqual([]);
+    const twice = await svc.rt.db.execute(sql`
+      select a.delivery_id, a.attempt, count(*)::int as n from webhook_attempts a
+      join webhook_deliveries d on d.id = a.delivery_id join webhook_subscriptions s on s.id = d.subscription_id
+      where s.partner_id = ${partner.partnerId} group by 1, 2 having count(*) > 1`);
+    expect(twice).toEqual([]);
+    const received = receiver.received.filter((r) => r.path.startsWith('/pair-')).length;
+    console.log(`[processes] two workers: ${received} requests for ${orders.length * 2} deliveries, no attempt in flight twice`);
+  }, 120_000);
+});
