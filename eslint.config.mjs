@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (the README's verification snippet): Node's globals, no TypeScript.
+    files: ['docs/**/*.mjs'],
+    languageOptions: { globals: { Buffer: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
+  {
     // Layering: route handlers (and later GraphQL resolvers) validate, call one verb in server/, and map
     // the result. They never reach the database themselves.
     files: ['app/**/*.ts', 'app/**/*.tsx', 'server/graphql/**/*.ts'],
