@@ -1,5 +1,6 @@
+import { deliveryScenario } from './delivery';
 import { quotesScenario } from './quotes';
 import type { Scenario } from './scenario';
 
 /** Every scenario, in the order `npm run bench` runs them. Add new ones here. */
-export const scenarios: Scenario[] = [quotesScenario];
+export const scenarios: Scenario[] = [quotesScenario, deliveryScenario];

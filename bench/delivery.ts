@@ -1,0 +1,289 @@
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type PgBoss from 'pg-boss';
+import { startBoss } from '@/jobs/boss';
+import { loadEnv } from '@/server/config/env';
+import { cliContext } from '@/server/cli/operator-context';
+import { withTransaction } from '@/server/context';
+import { ensureLocalCa, type LocalCa } from '@/server/dev/local-ca';
+import { emitEvent } from '@/server/events/emit';
+import { newId } from '@/server/ids';
+import { closeRuntime, initRuntime, type Runtime } from '@/server/runtime';
+import { median, percentile } from './load';
+import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
+import { createBenchPartner, type BenchPartner } from './partner';
+import { REPO_ROOT, startChild } from './processes';
+import type { BenchContext, Scenario, ScenarioOutcome } from './scenario';
+import { int, ms, ratio, table } from './table';
+
+// The webhook pipeline end to end: events committed through the real outbox (emitEvent in a
+// transaction, as every order move does), fanned out and delivered by worker processes over real
+// HTTPS (keep-alive) to a receiver in this process that verifies every signature. Then the same
+// receiver driven directly by autocannon, for the ceiling this machine sets.
+
+const SUBSCRIPTIONS = 10;
+const AIM_DELIVERIES_PER_SECOND = 1500;
+const AIM_P99_MS = 250;
+
+export const deliveryScenario: Scenario = {
+  name: 'delivery',
+  description:
+    `BENCH_EVENTS (default 10,000) order events committed through the outbox, each delivered to ${SUBSCRIPTIONS} subscriptions on a local ` +
+    'HTTPS receiver by BENCH_WORKERS (default 1) worker processes; then events paced at half the measured rate for latency; then the ' +
+    'receiver driven directly by autocannon.',
+  run,
+};
+
+interface Receipt {
+  at: number;
+  key: string;
+}
+
+interface BenchReceiver {
+  port: number;
+  receipts: Receipt[];
+  invalid: number;
+  secrets: Map<string, string>;
+  close(): Promise<void>;
+}
+
+/** HTTPS on loopback; checks each request's X-Service-Signature (spec part 5) against its path's secret. */
+async function startReceiver(ca: LocalCa): Promise<BenchReceiver> {
+  const receiver: BenchReceiver = { port: 0, receipts: [], invalid: 0, secrets: new Map(), close: async () => {} };
+  const server: Server = createServer({ cert: ca.serverCert, key: ca.serverKey, keepAliveTimeout: 60_000 }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const secret = receiver.secrets.get(req.url ?? '');
+      const header = String(req.headers['x-service-signature'] ?? '');
+      const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
+      const v1 = /(?:^|,)v1=([0-9a-f]{64})/.exec(header)?.[1];
+      const expected = secret && t ? createHmac('sha256', secret).update(`${t}.`).update(Buffer.concat(chunks)).digest('hex') : '';
+      if (!v1 || !expected || !timingSafeEqual(Buffer.from(v1), Buffer.from(expected))) receiver.invalid++;
+      receiver.receipts.push({ at, key: `${req.url} ${req.headers['x-service-event-id']}` });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.port = (server.address() as { port: number }).port;
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+/** The bench's own runtime and queue client: it commits events exactly as an order move does. */
+async function startEmitter(databaseUrl: string, partner: BenchPartner) {
+  const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off', DB_POOL_MAX: '4' });
+  const rt: Runtime = initRuntime(env, databaseUrl);
+  const boss: PgBoss = await startBoss({ databaseUrl, log: rt.log, schedule: false });
+  rt.boss = boss;
+  const ctx = cliContext(rt, 'bench');
+  /** Commits `count` order.created events in one transaction; returns their ids and the commit time. */
+  const emit = async (count: number): Promise<{ ids: string[]; committedAt: number }> => {
+    const ids = await withTransaction(ctx, async (tx) => {
+      const out: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const id = newId();
+        const event = await emitEvent(tx, {
+          type: 'order.created',
+          partnerId: partner.partnerId,
+          environment: partner.environment,
+          object: { id, object: 'order', status: 'created', external_id: `bench-${id}`, fee: { amount: 743, currency: 'USD' }, status_history: [{ status: 'created', at: Math.floor(Date.now() / 1000) }] },
+        });
+        out.push(event.id);
+      }
+      return out;
+    });
+    return { ids, committedAt: Date.now() };
+  };
+  const stop = async () => {
+    await boss.stop({ graceful: false, wait: true }).catch(() => {});
+    await closeRuntime();
+  };
+  return { emit, stop };
+}
+
+interface PhaseResult {
+  label: string;
+  events: number;
+  expected: number;
+  received: number;
+  duplicates: number;
+  missing: number;
+  seconds: number;
+  deliveriesPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Emits `events` events (in transactions of `batch`, `eventsPerSecond` paced or as fast as possible) and waits for every delivery. */
+async function phase(
+  label: string,
+  receiver: BenchReceiver,
+  emitter: Awaited<ReturnType<typeof startEmitter>>,
+  events: number,
+  opts: { batch: number; eventsPerSecond?: number; paths: string[] },
+): Promise<PhaseResult> {
+  const committed = new Map<string, number>();
+  const firstReceipt = receiver.receipts.length;
+  const started = Date.now();
+  let sent = 0;
+  while (sent < events) {
+    const n = Math.min(opts.batch, events - sent);
+    if (opts.eventsPerSecond) {
+      const due = started + (sent / opts.eventsPerSecond) * 1000;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    }
+    const { ids, committedAt } = await emitter.emit(n);
+    for (const id of ids) committed.set(id, committedAt);
+    sent += n;
+  }
+  const expected = events * opts.paths.length;
+  let lastCount = -1;
+  let lastChange = Date.now();
+  for (;;) {
+    const count = receiver.receipts.length - firstReceipt;
+    if (count >= expected) break;
+    if (count !== lastCount) [lastCount, lastChange] = [count, Date.now()];
+    if (Date.now() - lastChange > 30_000) break; // stalled: report what arrived
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const mine = receiver.receipts.slice(firstReceipt);
+  const seen = new Set<string>();
+  let duplicates = 0;
+  const latencies: number[] = [];
+  for (const r of mine) {
+    if (seen.has(r.key)) duplicates++;
+    else seen.add(r.key);
+    const eventId = r.key.slice(r.key.indexOf(' ') + 1);
+    const at = committed.get(eventId);
+    if (at !== undefined) latencies.push(r.at - at);
+  }
+  latencies.sort((a, b) => a - b);
+  const seconds = mine.length > 0 ? (mine[mine.length - 1]!.at - started) / 1000 : NaN;
+  return {
+    label,
+    events,
+    expected,
+    received: seen.size,
+    duplicates,
+    missing: expected - seen.size,
+    seconds,
+    deliveriesPerSecond: seen.size / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** autocannon in a process of its own (not this event loop, which serves the receiver) against one receiver path. */
+async function direct(receiver: BenchReceiver, ca: LocalCa, seconds: number, connections: number): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
+  const secret = 'whsec_' + randomBytes(32).toString('base64');
+  receiver.secrets.set('/direct', secret);
+  const body = JSON.stringify({ id: newId(), object: 'event', created: Math.floor(Date.now() / 1000), livemode: false, type: 'order.created', data: { object: { id: newId(), object: 'order', status: 'created', external_id: 'bench-direct', fee: { amount: 743, currency: 'USD' }, status_history: [] } } });
+  // Signed once: `t` would be stale for a partner's verifier, but this receiver checks only the HMAC.
+  const t = Math.floor(Date.now() / 1000);
+  const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+  const args = ['-c', String(connections), '-d', String(seconds), '-m', 'POST', '-j', '-H', 'content-type=application/json', '-H', `x-service-signature=${signature}`, '-H', 'x-service-event-id=evt_direct', '-b', body, `https://localhost:${receiver.port}/direct`];
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/autocannon'), args, { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.caCert }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`autocannon exited ${code}: ${err}`))));
+  });
+  const result = JSON.parse(output) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; '2xx': number; duration: number };
+  return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const events = Math.max(1, Number(process.env.BENCH_EVENTS ?? 10_000));
+  const workers = Math.max(1, Number(process.env.BENCH_WORKERS ?? 1));
+  const caDir = mkdtempSync(path.join(tmpdir(), 'bench-ca-'));
+  ctx.onCleanup(async () => rmSync(caDir, { recursive: true, force: true }));
+  const ca = ensureLocalCa(caDir, { name: 'Partner Delivery bench CA', days: 2 });
+  const receiver = await startReceiver(ca);
+  ctx.onCleanup(receiver.close);
+
+  const serviceEnv = {
+    DATABASE_URL: ctx.database.url,
+    NODE_ENV: 'production',
+    CONSOLE: 'off',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    NODE_EXTRA_CA_CERTS: ca.caCert,
+  };
+  // `npm start` processes: the first serves the API the bench subscribes through; each runs the workers.
+  // --profile: the first process is CPU-profiled, and its profile read over the burst phase.
+  const profileDir = ctx.options.profile ? mkdtempSync(path.join(tmpdir(), 'bench-delivery-profile-')) : undefined;
+  const processes = [];
+  for (let i = 0; i < workers; i++) {
+    const nodeArgs = profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [];
+    const child = await startChild(`service ${i + 1}`, 'server/main.ts', { ...serviceEnv, WORKERS: 'on' }, { nodeArgs });
+    ctx.onCleanup(child.stop);
+    processes.push(child);
+  }
+  const partner = await createBenchPartner(ctx.database.url, 'Delivery bench');
+  const paths: string[] = [];
+  for (let i = 0; i < SUBSCRIPTIONS; i++) {
+    const res = await fetch(`${processes[0]!.url}/partner/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey },
+      body: JSON.stringify({ url: `https://localhost:${receiver.port}/s${i}`, description: `bench ${i}` }),
+    });
+    const body = (await res.json()) as { secret?: string; error?: unknown };
+    if (res.status !== 201 || !body.secret) throw new Error(`subscription ${i}: HTTP ${res.status} ${JSON.stringify(body)}`);
+    receiver.secrets.set(`/s${i}`, body.secret);
+    paths.push(`/s${i}`);
+  }
+  const emitter = await startEmitter(ctx.database.url, partner);
+  ctx.onCleanup(emitter.stop);
+
+  console.log(`${int(events)} events x ${SUBSCRIPTIONS} subscriptions; ${workers} service process(es) with workers (npm start, NODE_ENV=production); receiver: node:https in the bench process, keep-alive, every signature checked`);
+  console.log(`database: ${ctx.database.description}\n`);
+
+  await phase('warm-up', receiver, emitter, 200, { batch: 50, paths });
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  const burst = await phase('burst', receiver, emitter, events, { batch: 100, paths });
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  if (profileDir) {
+    await processes[0]!.stop(); // writes the profile
+    const file = largestProfile(profileDir);
+    if (file) console.log(formatBreakdown(`service 1 over the burst (${file}); per delivery`, analyseProfile(readProfile(file), { fromUs, toUs }, burst.received / workers)));
+    return { failures: [] };
+  }
+  const halfRateEvents = burst.deliveriesPerSecond / 2 / SUBSCRIPTIONS;
+  const pacedSeconds = ctx.options.durationSeconds;
+  const paced = await phase(`paced at ${int(halfRateEvents * SUBSCRIPTIONS)}/s`, receiver, emitter, Math.max(10, Math.round(halfRateEvents * pacedSeconds)), {
+    batch: Math.max(1, Math.round(halfRateEvents / 20)),
+    eventsPerSecond: halfRateEvents,
+    paths,
+  });
+  const alone = await direct(receiver, ca, pacedSeconds, 10);
+
+  const rows = [burst, paced].map((r) => [r.label, int(r.events), int(r.expected), int(r.received), int(r.duplicates), int(r.missing), r.seconds.toFixed(1), int(r.deliveriesPerSecond), ms(r.p50), ms(r.p99)]);
+  console.log(table(['phase', 'events', 'deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms'], rows));
+  console.log(`\n(commit-to-receipt latency: from the commit of the event's transaction to its arrival at the receiver, both clocks in this process)`);
+  console.log(`\nThe receiver alone, autocannon, 10 connections, ${pacedSeconds} s: ${int(alone.rps)} requests/s, p50 ${ms(alone.p50)} ms, p99 ${ms(alone.p99)} ms`);
+  console.log(`  pipeline / receiver alone: ${ratio(burst.deliveriesPerSecond / alone.rps)} of its requests/s`);
+
+  const failures: string[] = [];
+  const total = burst.missing + paced.missing;
+  if (total > 0) failures.push(`delivery: ${total} deliveries never arrived`);
+  if (receiver.invalid > 0) failures.push(`delivery: ${receiver.invalid} requests with an invalid signature`);
+  console.log('\nAims:');
+  console.log(`  sustained deliveries/s: ${int(burst.deliveriesPerSecond)} (aim >= ${int(AIM_DELIVERIES_PER_SECOND)}): ${burst.deliveriesPerSecond >= AIM_DELIVERIES_PER_SECOND ? 'met' : 'MISSED'}`);
+  console.log(`  p99 at half that rate: ${ms(paced.p99)} ms (aim < ${AIM_P99_MS}): ${paced.p99 < AIM_P99_MS ? 'met' : 'MISSED'}`);
+  console.log(`  duplicates (at-least-once; expected 0 without failures): ${burst.duplicates + paced.duplicates}; invalid signatures: ${receiver.invalid}; median of the two phases' p50: ${ms(median([burst.p50, paced.p50]))} ms`);
+  return { failures };
+}
