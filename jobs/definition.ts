@@ -16,6 +16,8 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Handle the jobs of one fetched batch concurrently rather than one after another. */
   parallel?: boolean;
   handle(data: z.infer<S>, rt: Runtime): Promise<void>;
+  /** When set, a fetched batch goes to this in one call instead of to `handle` job by job. */
+  handleBatch?(batch: z.infer<S>[], rt: Runtime): Promise<void>;
 }
 
 export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {

@@ -33,7 +33,8 @@ export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<Map<st
         // pg-boss sleeps the polling interval after every fetch; a full batch means more are waiting,
         // so this loop fetches again at once instead.
         if (jobs.length >= (options.batchSize ?? 1)) boss.notifyWorker(workerId);
-        if (def.parallel) await Promise.all(jobs.map((job) => def.handle(def.payload.parse(job.data), rt)));
+        if (def.handleBatch) await def.handleBatch(jobs.map((job) => def.payload.parse(job.data)), rt);
+        else if (def.parallel) await Promise.all(jobs.map((job) => def.handle(def.payload.parse(job.data), rt)));
         else for (const job of jobs) await def.handle(def.payload.parse(job.data), rt);
       };
       workerId = await boss.work(def.name, options, handler);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FAN_OUT_QUEUE } from '@/server/events/emit';
 import type { Runtime } from '@/server/runtime';
-import { attemptDelivery, DELIVER_QUEUE, USER_AGENT } from '@/server/webhooks/deliver';
+import { attemptDeliveries, DELIVER_QUEUE, USER_AGENT, type DeliverJob } from '@/server/webhooks/deliver';
 import { fanOutEvent } from '@/server/webhooks/fan-out';
 import { createWebhookClient, type WebhookClient } from '@/server/webhooks/http-client';
 import { defineJob, jobContext } from './definition';
@@ -33,7 +33,8 @@ function clientFor(rt: Runtime): WebhookClient {
 }
 
 // In-flight attempts per subscription in this process. A job for a subscription at its limit is put
-// back for a second instead of waiting, so a slow endpoint holds only its own slots.
+// back for a second instead of waiting, so a slow endpoint holds only its own slots. A fetched batch
+// is handled as one (claimed in one statement, successes recorded in one): see attemptDeliveries.
 const inFlight = new Map<string, number>();
 
 export const deliverJob = defineJob({
@@ -44,21 +45,32 @@ export const deliverJob = defineJob({
   queue: { retryLimit: 50, retryDelay: 1, expireInSeconds: 30 },
   work: { pollingIntervalSeconds: 0.5, batchSize: 25 },
   loops: 4,
-  parallel: true,
-  async handle(data, rt) {
+  handle: (data, rt) => deliverBatch([data], rt),
+  handleBatch: (batch, rt) => deliverBatch(batch, rt),
+});
+
+/** One fetched batch: attempts for subscriptions under their in-flight limit now, the rest a second later. */
+async function deliverBatch(batch: DeliverJob[], rt: Runtime): Promise<void> {
+  const admitted: DeliverJob[] = [];
+  const deferred: DeliverJob[] = [];
+  for (const data of batch) {
     const busy = inFlight.get(data.subscription_id) ?? 0;
     if (busy >= rt.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION) {
-      await rt.boss!.send(DELIVER_QUEUE, data, { startAfter: 1 });
-      return;
+      deferred.push(data);
+      continue;
     }
     inFlight.set(data.subscription_id, busy + 1);
-    try {
-      const result = await attemptDelivery({ ctx: jobContext(rt, DELIVER_QUEUE), input: data, client: clientFor(rt) });
-      rt.log.debug({ delivery_id: data.delivery_id, attempt: data.attempt, result }, 'webhook attempt');
-    } finally {
+    admitted.push(data);
+  }
+  if (deferred.length > 0) await rt.boss!.insert(deferred.map((data) => ({ name: DELIVER_QUEUE, data, startAfter: new Date(Date.now() + 1000) })));
+  try {
+    const results = await attemptDeliveries({ ctx: jobContext(rt, DELIVER_QUEUE), inputs: admitted, client: clientFor(rt) });
+    rt.log.debug({ attempts: admitted.length, results }, 'webhook attempts');
+  } finally {
+    for (const data of admitted) {
       const left = (inFlight.get(data.subscription_id) ?? 1) - 1;
       if (left <= 0) inFlight.delete(data.subscription_id);
       else inFlight.set(data.subscription_id, left);
     }
-  },
-});
+  }
+}

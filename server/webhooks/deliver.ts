@@ -41,27 +41,65 @@ type Claimed = {
  * (the receiver then sees the same event id again, which is why it dedupes on `id`).
  */
 export async function attemptDelivery({ ctx, input, client }: { ctx: Ctx; input: DeliverJob; client: WebhookClient }): Promise<AttemptResult> {
+  const [result] = await attemptDeliveries({ ctx, inputs: [input], client });
+  return result!;
+}
+
+/**
+ * Attempts of several deliveries (one fetched batch of jobs), sent concurrently. The database work
+ * is per batch where it can be: one statement claims them all, one records every success (the
+ * common case); failures are recorded one by one, each with its retry job in its transaction.
+ */
+export async function attemptDeliveries({ ctx, inputs, client }: { ctx: Ctx; inputs: DeliverJob[]; client: WebhookClient }): Promise<AttemptResult[]> {
+  const claimed = await claim(ctx, inputs);
+  const successes: Success[] = [];
+  const results = await Promise.all(
+    inputs.map(async (input): Promise<AttemptResult> => {
+      const row = claimed.get(input.delivery_id);
+      // A second job for the same attempt in one batch finds the claim already taken.
+      claimed.delete(input.delivery_id);
+      if (!row || row.attempt !== input.attempt) return 'stale';
+      if (row.sub_status !== 'enabled' || row.deleted_at) {
+        await ctx.db
+          .update(webhookDeliveries)
+          .set({ status: 'skipped', attempts: input.attempt - 1, claimedUntil: null, updatedAt: new Date() })
+          .where(eq(webhookDeliveries.id, row.id));
+        return 'skipped';
+      }
+      const { startedAt, outcome } = await send(ctx, row, client);
+      if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
+        successes.push({ input, startedAt, outcome });
+        return 'succeeded';
+      }
+      return recordAttempt(ctx, row, input, startedAt, outcome);
+    }),
+  );
+  if (successes.length > 0) await recordSuccesses(successes);
+  return results;
+}
+
+type ClaimedRow = Claimed & { attempt: number };
+
+/** Claims each delivery's attempt in one statement; returns the claimed rows by delivery id. */
+async function claim(ctx: Ctx, inputs: DeliverJob[]): Promise<Map<string, ClaimedRow>> {
   const claimSeconds = Math.ceil(ctx.env.WEBHOOK_TIMEOUT_MS / 1000) + 10;
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
-  // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`).
-  const rows = await runtime().sql<Claimed[]>`
+  // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
+  // a comma-separated list needs no escaping.
+  const rows = await runtime().sql<ClaimedRow[]>`
     update webhook_deliveries d
-    set attempts = ${input.attempt}, claimed_until = now() + make_interval(secs => ${claimSeconds}), updated_at = now()
-    from webhook_subscriptions s, events e
-    where d.id = ${input.delivery_id} and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
-      and ((d.attempts = ${input.attempt - 1} and d.claimed_until is null) or (d.attempts = ${input.attempt} and d.claimed_until < now()))
-    returning d.id, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment, s.secret_sealed,
+    set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${claimSeconds}), updated_at = now()
+    from unnest(string_to_array(${inputs.map((i) => i.delivery_id).join(',')}, ','), string_to_array(${inputs.map((i) => i.attempt).join(',')}, ',')::int[]) as j(id, attempt),
+      webhook_subscriptions s, events e
+    where d.id = j.id and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
+      and ((d.attempts = j.attempt - 1 and d.claimed_until is null) or (d.attempts = j.attempt and d.claimed_until < now()))
+    returning d.id, j.attempt, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment, s.secret_sealed,
       s.previous_secret_sealed, s.previous_secret_expires_at, e.envelope`;
-  const claimed = rows[0];
-  if (!claimed) return 'stale';
-  if (claimed.sub_status !== 'enabled' || claimed.deleted_at) {
-    await ctx.db
-      .update(webhookDeliveries)
-      .set({ status: 'skipped', attempts: input.attempt - 1, claimedUntil: null, updatedAt: new Date() })
-      .where(eq(webhookDeliveries.id, claimed.id));
-    return 'skipped';
-  }
+  return new Map(rows.map((r) => [r.id, r]));
+}
 
+/** Signs and sends one claimed attempt; the URL's addresses are checked again first. */
+async function send(ctx: Ctx, claimed: Claimed, client: WebhookClient): Promise<{ startedAt: Date; outcome: PostOutcome }> {
   // The body signed is the body sent, byte for byte; `t` is this attempt's time. (Drizzle sets the
   // client to hand json back as text; the parse and stringify keep the envelope's key order as stored.)
   const envelope = typeof claimed.envelope === 'string' ? (JSON.parse(claimed.envelope) as EventEnvelope) : claimed.envelope;
@@ -81,7 +119,45 @@ export async function attemptDelivery({ ctx, input, client }: { ctx: Ctx; input:
     'code' in checked
       ? { kind: 'error', errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address', message: checked.message, durationMs: 0 }
       : await client.post(claimed.url, headers, body);
-  return recordAttempt(ctx, claimed, input, startedAt, outcome);
+  return { startedAt, outcome };
+}
+
+interface Success {
+  input: DeliverJob;
+  startedAt: Date;
+  outcome: Extract<PostOutcome, { kind: 'response' }>;
+}
+
+/**
+ * Every success of a batch in one statement (atomic without a transaction): the attempts, the
+ * deliveries, and the end of a failing streak, written only where there is one.
+ */
+async function recordSuccesses(successes: Success[]): Promise<void> {
+  const rows = successes.map(({ input, startedAt, outcome }) => ({
+    id: newId(),
+    delivery_id: input.delivery_id,
+    subscription_id: input.subscription_id,
+    attempt: input.attempt,
+    trigger: input.trigger ?? 'scheduled',
+    started_at: startedAt.toISOString(),
+    duration_ms: outcome.durationMs,
+    response_status: outcome.status,
+    response_headers: outcome.headers,
+    response_body: outcome.body,
+  }));
+  await runtime().sql`
+    with done as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
+        trigger text, started_at timestamptz, duration_ms int, response_status int, response_headers jsonb, response_body text)
+    ), attempts as (
+      insert into webhook_attempts (id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body)
+      select id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body from done
+    ), deliveries as (
+      update webhook_deliveries d set status = 'succeeded', claimed_until = null, last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
+      from done where d.id = done.delivery_id
+    )
+    update webhook_subscriptions s set failing_since = null
+    from (select distinct subscription_id from done) streak where s.id = streak.subscription_id and s.failing_since is not null`;
 }
 
 async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, startedAt: Date, outcome: PostOutcome): Promise<AttemptResult> {
@@ -92,21 +168,6 @@ async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, star
   const delay = ok || gone ? undefined : nextRetryDelay(input.attempt, claimed.environment, ctx.env, retryAfter);
   const result: AttemptResult = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
   const subscriptionId = input.subscription_id;
-  if (ok && outcome.kind === 'response') {
-    // The common case in one statement (atomic without a transaction): the attempt, the delivery, and
-    // the end of a failing streak, which is written only when there is one.
-    await runtime().sql`
-      with attempt as (
-        insert into webhook_attempts (id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body)
-        values (${newId()}, ${claimed.id}, ${input.attempt}, ${input.trigger ?? 'scheduled'}, ${startedAt.toISOString()}::timestamptz, ${outcome.durationMs}, ${outcome.status},
-          ${JSON.stringify(outcome.headers)}::jsonb, ${outcome.body})
-      ), delivery as (
-        update webhook_deliveries set status = 'succeeded', claimed_until = null, last_attempt_at = ${startedAt.toISOString()}::timestamptz, next_attempt_at = null, updated_at = now()
-        where id = ${claimed.id}
-      )
-      update webhook_subscriptions set failing_since = null where id = ${subscriptionId} and failing_since is not null`;
-    return result;
-  }
 
   await withTransaction(ctx, async (tx) => {
     await tx.db.insert(webhookAttempts).values({
