@@ -222,6 +222,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     NODE_EXTRA_CA_CERTS: ca.caCert,
+    ...JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}'),
   };
   // `npm start` processes: the first serves the API the bench subscribes through; each runs the workers.
   // --profile: the first process is CPU-profiled, and its profile read over the burst phase.

@@ -43,8 +43,8 @@ export const deliverJob = defineJob({
   // A job whose worker died expires after this and is retried; the attempt's claim in the database
   // (server/webhooks/deliver.ts) keeps a slow-but-alive worker and its successor from both sending.
   queue: { retryLimit: 50, retryDelay: 1, expireInSeconds: 30 },
-  work: { pollingIntervalSeconds: 0.5, batchSize: 25 },
-  loops: 4,
+  work: { pollingIntervalSeconds: 0.5, batchSize: 50 },
+  loops: 2,
   handle: (data, rt) => deliverBatch([data], rt),
   handleBatch: (batch, rt) => deliverBatch(batch, rt),
 });
