@@ -8,7 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
 import { startService, type Service } from '@/server/service';
-import { createTestPartner, NYC, type TestPartner } from '../support/service';
+import { createTestPartner, TEST_ENCRYPTION_KEY, NYC, type TestPartner } from '../support/service';
 
 // A database outage under a running service: this file runs its own embedded Postgres, stops it
 // while the service keeps running, and starts it again on the same data directory and port.
@@ -37,6 +37,7 @@ beforeAll(async () => {
   const env = loadEnv({
     ...process.env,
     DATABASE_URL: pg.url,
+    SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     PORT: '0',
     CONSOLE: 'off',
     SEED_DEMO: 'false',
