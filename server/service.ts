@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import { sql } from 'drizzle-orm';
 import { startBoss } from '@/jobs/boss';
+import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
 import { createQueues, registerWorkers } from '@/jobs/registry';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from './config/env';
@@ -42,7 +43,11 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
   await createQueues(boss);
   rt.boss = boss;
   let unlisten: (() => Promise<void>) | undefined;
-  if (roles.workers) unlisten = await wakeWorkersOnNotify(rt, boss, await registerWorkers(boss, rt));
+  let stopStatistics: (() => void) | undefined;
+  if (roles.workers) {
+    unlisten = await wakeWorkersOnNotify(rt, boss, await registerWorkers(boss, rt));
+    stopStatistics = keepQueueStatisticsFresh(rt);
+  }
 
   let server: Server | undefined;
   let url: string | undefined;
@@ -66,6 +71,7 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      stopStatistics?.();
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
       await closeRuntime();

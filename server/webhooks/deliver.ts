@@ -153,11 +153,12 @@ async function recordSuccesses(successes: Success[]): Promise<void> {
       insert into webhook_attempts (id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body)
       select id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body from done
     ), deliveries as (
+      -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
       update webhook_deliveries d set status = 'succeeded', claimed_until = null, last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
-      from done where d.id = done.delivery_id
+      from done where d.id = done.delivery_id and d.id = any(string_to_array(${rows.map((r) => r.delivery_id).join(',')}, ','))
     )
-    update webhook_subscriptions s set failing_since = null
-    from (select distinct subscription_id from done) streak where s.id = streak.subscription_id and s.failing_since is not null`;
+    update webhook_subscriptions set failing_since = null
+    where id = any(string_to_array(${[...new Set(rows.map((r) => r.subscription_id))].join(',')}, ',')) and failing_since is not null`;
 }
 
 async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, startedAt: Date, outcome: PostOutcome): Promise<AttemptResult> {
