@@ -7,12 +7,13 @@ import path from 'node:path';
 import type PgBoss from 'pg-boss';
 import { startBoss } from '@/jobs/boss';
 import { loadEnv } from '@/server/config/env';
+import { createLogger } from '@/server/logger';
 import { cliContext } from '@/server/cli/operator-context';
 import { withTransaction } from '@/server/context';
-import { ensureLocalCa, type LocalCa } from '@/server/dev/local-ca';
+import { ensureLocalCa, type LocalCa } from '@/server/boot/local-ca';
 import { emitEvent } from '@/server/events/emit';
 import { newId } from '@/server/ids';
-import { closeRuntime, initRuntime, type Runtime } from '@/server/runtime';
+import { createRuntime } from '@/server/boot/runtime';
 import { median, percentile } from './load';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { createBenchPartner, type BenchPartner } from './partner';
@@ -82,9 +83,9 @@ async function startReceiver(ca: LocalCa): Promise<BenchReceiver> {
 /** The bench's own runtime and queue client: it commits events exactly as an order move does. */
 async function startEmitter(databaseUrl: string, partner: BenchPartner) {
   const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off', DB_POOL_MAX: '4' });
-  const rt: Runtime = initRuntime(env, databaseUrl);
-  const boss: PgBoss = await startBoss({ databaseUrl, log: rt.log, schedule: false });
-  rt.boss = boss;
+  const log = createLogger(env.LOG_LEVEL);
+  const boss: PgBoss = await startBoss({ databaseUrl, log, schedule: false });
+  const rt = createRuntime({ env, databaseUrl, log, boss });
   const ctx = cliContext(rt, 'bench');
   /** Commits `count` order.created events in one transaction; returns their ids and the commit time. */
   const emit = async (count: number): Promise<{ ids: string[]; committedAt: number }> => {
@@ -106,7 +107,7 @@ async function startEmitter(databaseUrl: string, partner: BenchPartner) {
   };
   const stop = async () => {
     await boss.stop({ graceful: false, wait: true }).catch(() => {});
-    await closeRuntime();
+    await rt.close();
   };
   return { emit, stop };
 }
@@ -230,7 +231,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const processes = [];
   for (let i = 0; i < workers; i++) {
     const nodeArgs = profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [];
-    const child = await startChild(`service ${i + 1}`, 'server/main.ts', { ...serviceEnv, WORKERS: 'on' }, { nodeArgs });
+    const child = await startChild(`service ${i + 1}`, 'server/boot/web.ts', { ...serviceEnv, WORKERS: 'on' }, { nodeArgs });
     ctx.onCleanup(child.stop);
     processes.push(child);
   }

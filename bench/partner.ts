@@ -3,7 +3,8 @@ import { cliContext } from '@/server/cli/operator-context';
 import { issueCredential } from '@/server/credentials/issue';
 import { createPartner } from '@/server/partners/create';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
-import { closeRuntime, initRuntime } from '@/server/runtime';
+import { createRuntime } from '@/server/boot/runtime';
+import { createLogger } from '@/server/logger';
 
 export interface BenchPartner {
   partnerId: string;
@@ -19,7 +20,7 @@ const RATE_PER_SECOND = 100_000;
 /** A sandbox partner with one credential and a raised rate limit, made with the domain verbs (as an operator would). */
 export async function createBenchPartner(databaseUrl: string, name: string): Promise<BenchPartner> {
   const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off' });
-  const rt = initRuntime(env, databaseUrl);
+  const rt = createRuntime({ env, databaseUrl, log: createLogger(env.LOG_LEVEL) });
   try {
     const ctx = cliContext(rt, 'bench');
     const partner = await createPartner({ ctx, input: { name } });
@@ -27,6 +28,6 @@ export async function createBenchPartner(databaseUrl: string, name: string): Pro
     const cred = await issueCredential({ ctx, input: { partnerId: partner.id, environment: 'sandbox' } });
     return { partnerId: partner.id, environment: 'sandbox', clientId: cred.client_id, apiKey: cred.api_key, ratePerSecond: RATE_PER_SECOND };
   } finally {
-    await closeRuntime();
+    await rt.close();
   }
 }

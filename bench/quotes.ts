@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { processTreeCpuMs } from './cpu';
@@ -42,8 +42,8 @@ const serviceEnv =
     SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   });
 
-const SERVICE: Side = { key: 'service', label: 'service', script: 'server/main.ts', isService: true, env: serviceEnv('info') };
-const QUIET: Side = { key: 'service-quiet', label: 'service, LOG_LEVEL=warn', script: 'server/main.ts', isService: true, env: serviceEnv('warn') };
+const SERVICE: Side = { key: 'service', label: 'service', script: 'server/boot/web.ts', isService: true, env: serviceEnv('info') };
+const QUIET: Side = { key: 'service-quiet', label: 'service, LOG_LEVEL=warn', script: 'server/boot/web.ts', isService: true, env: serviceEnv('warn') };
 const BASELINE: Side = {
   key: 'baseline',
   label: 'baseline',
@@ -61,13 +61,15 @@ const BASELINE: Side = {
 /** --compare=DIR: the service of another checkout (e.g. an optimisation), same settings as `service`. */
 function candidate(dir: string): Side {
   const cwd = path.resolve(dir);
-  return { key: 'candidate', label: `candidate (${path.basename(cwd)})`, script: 'server/main.ts', cwd, isService: true, env: serviceEnv('info') };
+  // Checkouts from before server/boot/ started the service from server/main.ts.
+  const script = existsSync(path.join(cwd, 'server/boot/web.ts')) ? 'server/boot/web.ts' : 'server/main.ts';
+  return { key: 'candidate', label: `candidate (${path.basename(cwd)})`, script, cwd, isService: true, env: serviceEnv('info') };
 }
 
 export const quotesScenario: Scenario = {
   name: 'quotes',
   description:
-    'Authenticated POST /partner/quotes on the real service (server/main.ts, production settings, per-request info log; and again ' +
+    'Authenticated POST /partner/quotes on the real service (server/boot/web.ts, production settings, per-request info log; and again ' +
     'with LOG_LEVEL=warn, no request log), beside a plain node:http + postgres.js server inserting the same row (bench/baseline-server.ts).',
   run: (ctx) => (ctx.options.profile ? profile(ctx) : compare(ctx)),
 };
@@ -131,9 +133,9 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
     `POST ${PATH} ${BODY}\n` +
       `${options.connections} connections${options.rate ? `, ${options.rate} requests/s in all (fixed rate)` : ''}, ${options.durationSeconds} s per run, ${options.rounds} round(s), ${options.warmupSeconds} s warm-up per side; ` +
       `the order of the sides rotates every round.\n` +
-      `service: tsx server/main.ts, NODE_ENV=production WORKERS=off CONSOLE=off LOG_LEVEL=info DB_POOL_MAX=${POOL}; stdout (one pino line per request) -> /dev/null.\n` +
+      `service: tsx server/boot/web.ts, NODE_ENV=production WORKERS=off CONSOLE=off LOG_LEVEL=info DB_POOL_MAX=${POOL}; stdout (one pino line per request) -> /dev/null.\n` +
       `baseline: tsx bench/baseline-server.ts: node:http, JSON.parse, one postgres.js insert ... returning * (same columns), pool ${POOL}; no auth, no log.\n` +
-      (options.compareDir ? `candidate: tsx server/main.ts from ${path.resolve(options.compareDir)}, same settings as service.\n` : '') +
+      (options.compareDir ? `candidate: tsx server/boot/web.ts from ${path.resolve(options.compareDir)}, same settings as service.\n` : '') +
       `database: ${ctx.database.description}\n` +
       `srv CPU / db CPU: CPU microseconds per 2xx response used by the side's server process (all threads) / by the database server` +
       `${ctx.database.serverPid ? '' : ' (not on this machine: -)'}; steadier than req/s on a busy machine.\n`,

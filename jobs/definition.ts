@@ -1,13 +1,11 @@
 import type PgBoss from 'pg-boss';
-import type { z } from 'zod';
-import type { Ctx, SystemActor } from '@/server/context';
-import type { Runtime } from '@/server/runtime';
+import { contextFor, type Ctx, type Deps, type SystemActor } from '@/server/context';
+import type { JobData, Queue } from '@/server/outbox/queues';
 
-/** One job: a name, its payload schema, its queue settings and its handler. */
-export interface JobDefinition<S extends z.ZodType = z.ZodType> {
-  name: string;
-  payload: S;
-  queue?: Omit<PgBoss.Queue, 'name'>;
+/** How one queue is worked: its pg-boss settings and its handler (the queue's name and payload: server/outbox/queues.ts). */
+export interface JobDefinition<Q extends Queue = Queue> {
+  queue: Q;
+  settings?: Omit<PgBoss.Queue, 'name'>;
   /** Cron expression: the job is also scheduled, once for the whole cluster. */
   schedule?: string;
   work?: PgBoss.WorkOptions;
@@ -15,16 +13,16 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   loops?: number;
   /** Handle the jobs of one fetched batch concurrently rather than one after another. */
   parallel?: boolean;
-  handle(data: z.infer<S>, rt: Runtime): Promise<void>;
+  handle(data: JobData<Q>, deps: Deps): Promise<void>;
   /** When set, a fetched batch goes to this in one call instead of to `handle` job by job. */
-  handleBatch?(batch: z.infer<S>[], rt: Runtime): Promise<void>;
+  handleBatch?(batch: JobData<Q>[], deps: Deps): Promise<void>;
 }
 
-export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+export function defineJob<Q extends Queue>(def: JobDefinition<Q>): JobDefinition<Q> {
   return def;
 }
 
 /** Jobs act as the system: the audit log and events name the job. */
-export function jobContext(rt: Runtime, name: string): Ctx<SystemActor> {
-  return { actor: { kind: 'system', name }, requestId: `job_${name}`, env: rt.env, log: rt.log, db: rt.db };
+export function jobContext(deps: Deps, name: string): Ctx<SystemActor> {
+  return contextFor(deps, { kind: 'system', name }, `job_${name}`);
 }

@@ -1,6 +1,5 @@
-import type { Runtime } from '@/server/runtime';
-import { FAN_OUT_QUEUE } from '@/server/events/emit';
-import { DELIVER_QUEUE } from '@/server/webhooks/deliver';
+import type { Deps } from '@/server/context';
+import { DELIVER, FAN_OUT } from '@/server/outbox/queues';
 
 // A burst of events grows the delivery queue's table from nothing to 100,000 rows in seconds, long
 // before autovacuum's next look (once a minute) refreshes its statistics. Planning with an empty
@@ -9,7 +8,7 @@ import { DELIVER_QUEUE } from '@/server/webhooks/deliver';
 // (jobs/boss.ts). Worker processes keep the busiest queues' statistics fresh themselves: every few
 // seconds, one of them re-analyzes a queue table that changed a lot since its last analyze.
 
-const QUEUES = [FAN_OUT_QUEUE, DELIVER_QUEUE];
+const QUEUES = [FAN_OUT.name, DELIVER.name];
 const REFRESH = `do $$ declare t text; begin
   if pg_try_advisory_xact_lock(728463104) then
     for t in
@@ -22,14 +21,14 @@ const REFRESH = `do $$ declare t text; begin
   end if;
 end $$`;
 
-export function keepQueueStatisticsFresh(rt: Runtime, everyMs = 5000): () => void {
+export function keepQueueStatisticsFresh(deps: Deps, everyMs = 5000): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    rt.sql
+    deps.sql
       .unsafe(REFRESH)
-      .catch((err: unknown) => rt.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'queue statistics refresh failed'))
+      .catch((err: unknown) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'queue statistics refresh failed'))
       .finally(() => (running = false));
   }, everyMs);
   timer.unref();

@@ -1,30 +1,26 @@
 import type PgBoss from 'pg-boss';
-import type { z } from 'zod';
-import type { Runtime } from '@/server/runtime';
+import type { Deps } from '@/server/context';
 import type { JobDefinition } from './definition';
 import { purgeExpiredJob } from './maintenance';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
 import { deliverJob, fanOutJob } from './webhooks';
 
-// Every job of the service: this list drives queue creation, work() registration and enqueue().
-export const jobDefinitions = [fanOutJob, deliverJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as const;
-
-type Defs = (typeof jobDefinitions)[number];
-export type JobName = Defs['name'];
-export type JobPayload<N extends JobName> = z.infer<Extract<Defs, { name: N }>['payload']>;
+// How every queue of server/outbox/queues.ts is worked: this list drives queue creation, schedules
+// and work() registration. A queue missing here gets no table, and enqueueing to it fails.
+export const jobDefinitions: readonly JobDefinition[] = [fanOutJob, deliverJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as JobDefinition[];
 
 /** Creates every queue (pg-boss 10 silently drops sends to a missing queue) and the schedules. */
 export async function createQueues(boss: PgBoss): Promise<void> {
-  for (const def of jobDefinitions as readonly JobDefinition[]) {
-    await boss.createQueue(def.name, { name: def.name, ...def.queue });
-    if (def.schedule) await boss.schedule(def.name, def.schedule, {});
+  for (const def of jobDefinitions) {
+    await boss.createQueue(def.queue.name, { name: def.queue.name, ...def.settings });
+    if (def.schedule) await boss.schedule(def.queue.name, def.schedule, {});
   }
 }
 
 /** Starts this process's workers; returns the pg-boss worker ids of each queue, for waking them. */
-export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<Map<string, string[]>> {
+export async function registerWorkers(boss: PgBoss, deps: Deps): Promise<Map<string, string[]>> {
   const ids = new Map<string, string[]>();
-  for (const def of jobDefinitions as readonly JobDefinition[]) {
+  for (const def of jobDefinitions) {
     const options = { pollingIntervalSeconds: 2, ...def.work };
     const list: string[] = [];
     for (let i = 0; i < (def.loops ?? 1); i++) {
@@ -33,19 +29,15 @@ export async function registerWorkers(boss: PgBoss, rt: Runtime): Promise<Map<st
         // pg-boss sleeps the polling interval after every fetch; a full batch means more are waiting,
         // so this loop fetches again at once instead.
         if (jobs.length >= (options.batchSize ?? 1)) boss.notifyWorker(workerId);
-        if (def.handleBatch) await def.handleBatch(jobs.map((job) => def.payload.parse(job.data)), rt);
-        else if (def.parallel) await Promise.all(jobs.map((job) => def.handle(def.payload.parse(job.data), rt)));
-        else for (const job of jobs) await def.handle(def.payload.parse(job.data), rt);
+        const payloads = jobs.map((job) => def.queue.payload.parse(job.data));
+        if (def.handleBatch) await def.handleBatch(payloads, deps);
+        else if (def.parallel) await Promise.all(payloads.map((data) => def.handle(data, deps)));
+        else for (const data of payloads) await def.handle(data, deps);
       };
-      workerId = await boss.work(def.name, options, handler);
+      workerId = await boss.work(def.queue.name, options, handler);
       list.push(workerId);
     }
-    ids.set(def.name, list);
+    ids.set(def.queue.name, list);
   }
   return ids;
-}
-
-/** Typed enqueue; pass `db` (an executor over an open transaction) to enqueue atomically with a write. */
-export async function enqueue<N extends JobName>(boss: PgBoss, name: N, data: JobPayload<N>, options: PgBoss.SendOptions = {}): Promise<string | null> {
-  return boss.send(name, data as object, options);
 }

@@ -1,26 +1,24 @@
-import { z } from 'zod';
-import { runScenarioStep, SCENARIO_STEP_QUEUE } from '@/server/orders/scenario-step';
+import { runScenarioStep } from '@/server/orders/scenario-step';
 import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
+import { SANDBOX_TIMEOUT_SWEEP, SCENARIO_STEP } from '@/server/outbox/queues';
 import { defineJob, jobContext } from './definition';
 
 export const scenarioStepJob = defineJob({
-  name: SCENARIO_STEP_QUEUE,
-  payload: z.object({ order_id: z.string(), step: z.number().int().min(0) }),
-  queue: { retryLimit: 5, retryDelay: 1, retryBackoff: true },
+  queue: SCENARIO_STEP,
+  settings: { retryLimit: 5, retryDelay: 1, retryBackoff: true },
   work: { pollingIntervalSeconds: 0.5 },
-  async handle(data, rt) {
-    const outcome = await runScenarioStep({ ctx: jobContext(rt, SCENARIO_STEP_QUEUE), input: { orderId: data.order_id, step: data.step } });
-    rt.log.debug({ order_id: data.order_id, step: data.step, outcome }, 'sandbox scenario step');
+  async handle(data, deps) {
+    const outcome = await runScenarioStep({ ctx: jobContext(deps, SCENARIO_STEP.name), input: { orderId: data.order_id, step: data.step } });
+    deps.log.debug({ order_id: data.order_id, step: data.step, outcome }, 'sandbox scenario step');
   },
 });
 
 export const sandboxTimeoutJob = defineJob({
-  name: 'sandbox.timeout-sweep',
-  payload: z.object({}).passthrough(),
+  queue: SANDBOX_TIMEOUT_SWEEP,
   schedule: '* * * * *',
-  queue: { policy: 'singleton', retryLimit: 1 },
-  async handle(_data, rt) {
-    const cancelled = await cancelStaleSandboxOrders({ ctx: jobContext(rt, 'sandbox.timeout-sweep') });
-    if (cancelled > 0) rt.log.info({ cancelled }, 'cancelled stale sandbox orders');
+  settings: { policy: 'singleton', retryLimit: 1 },
+  async handle(_data, deps) {
+    const cancelled = await cancelStaleSandboxOrders({ ctx: jobContext(deps, SANDBOX_TIMEOUT_SWEEP.name) });
+    if (cancelled > 0) deps.log.info({ cancelled }, 'cancelled stale sandbox orders');
   },
 });

@@ -1,14 +1,14 @@
 import type PgBoss from 'pg-boss';
-import { JOBS_CHANNEL } from '@/server/events/emit';
-import type { Runtime } from '@/server/runtime';
+import type { Deps } from '@/server/context';
+import { JOBS_CHANNEL } from '@/server/outbox/queues';
 
 /**
  * Enqueuers NOTIFY the queue's name at commit; every worker process LISTENs and wakes its workers of
  * that queue at once, so a committed event's first attempt never waits for a polling interval.
  * postgres.js re-establishes the LISTEN after a lost connection; polling stays as the fallback.
  */
-export async function wakeWorkersOnNotify(rt: Runtime, boss: PgBoss, workerIds: Map<string, string[]>): Promise<() => Promise<void>> {
-  const { unlisten } = await rt.sql.listen(JOBS_CHANNEL, (queue) => {
+export async function wakeWorkersOnNotify(deps: Deps, boss: PgBoss, workerIds: Map<string, string[]>): Promise<() => Promise<void>> {
+  const { unlisten } = await deps.sql.listen(JOBS_CHANNEL, (queue) => {
     for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id);
   });
   return unlisten;

@@ -1,6 +1,10 @@
+import type postgres from 'postgres';
 import type { Executor } from '@/db/client';
 import type { Env } from './config/env';
+import type { SecretBox } from './crypto/secret-box';
 import type { Logger } from './logger';
+import type { JobQueue } from './outbox/job-queue';
+import type { Resolver } from './webhooks/url-policy';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -23,17 +27,39 @@ export interface SystemActor {
 }
 export type Actor = PartnerActor | OperatorActor | SystemActor;
 
-/** What every domain verb receives: who acts, where, and on which database handle. */
-export interface Ctx<A extends Actor = Actor> {
-  actor: A;
-  requestId: string;
+/**
+ * What a process gives its verbs, made once at start by server/boot and carried in every ctx, so a
+ * verb reads its dependencies from its argument rather than from a process-wide lookup.
+ */
+export interface Deps {
   env: Env;
   log: Logger;
+  /** The pool through Drizzle; inside withTransaction, the open transaction. */
   db: Executor;
+  /** The same pool, raw: the delivery hot path runs prepared postgres.js statements. */
+  sql: postgres.Sql;
+  /** Where server/outbox enqueues jobs (pg-boss, wired by server/boot). */
+  jobs: JobQueue;
+  /** Seals and opens webhook signing secrets; absent in a process started without a key (the admin CLI). */
+  secretBox?: SecretBox;
+  /** How webhook hosts resolve; tests swap in their own to point names at chosen addresses. */
+  resolver: Resolver;
+}
+
+/** What every domain verb receives: who acts, for which request, and the process's dependencies. */
+export interface Ctx<A extends Actor = Actor> extends Deps {
+  actor: A;
+  requestId: string;
   inTransaction?: boolean;
 }
 
 export type PartnerCtx = Ctx<PartnerActor>;
+
+/** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
+export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {
+  const { env, log, db, sql, jobs, secretBox, resolver } = deps;
+  return { env, log, db, sql, jobs, secretBox, resolver, actor, requestId };
+}
 
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */
 export async function withTransaction<A extends Actor, T>(ctx: Ctx<A>, fn: (tx: Ctx<A>) => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import { generateApiKey } from '../auth/api-keys';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { ConflictError } from '../errors';
-import { parseOrThrow } from '../http/validation';
+import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from '../partners/find';
 
 export const issueCredentialInput = z.strictObject({

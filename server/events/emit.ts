@@ -1,13 +1,8 @@
 import { newId } from '../ids';
-import { sql } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
-import { bossExecutor } from '@/jobs/transactional';
 import { livemode, type Ctx, type Environment } from '../context';
-import { runtime } from '../runtime';
-
-export const FAN_OUT_QUEUE = 'webhooks.fanout';
-/** NOTIFY channel whose payload names a queue that just got jobs. */
-export const JOBS_CHANNEL = 'pdp_jobs';
+import { enqueue } from '../outbox/enqueue';
+import { FAN_OUT } from '../outbox/queues';
 
 export interface NewEvent {
   type: string;
@@ -42,11 +37,6 @@ export async function emitEvent(ctx: Ctx, event: NewEvent): Promise<EventEnvelop
     envelope,
     createdAt: at,
   });
-  const boss = runtime().boss;
-  if (!boss) throw new Error('the job queue is not started in this process');
-  const jobId = await boss.send(FAN_OUT_QUEUE, { event_id: envelope.id }, { db: bossExecutor(ctx.db) });
-  if (!jobId) throw new Error(`could not enqueue ${FAN_OUT_QUEUE} for ${envelope.id}`);
-  // Sent at commit: wakes idle fan-out workers in every process instead of waiting for their next poll.
-  await ctx.db.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${FAN_OUT_QUEUE})`);
+  await enqueue(ctx, FAN_OUT, { event_id: envelope.id });
   return envelope;
 }

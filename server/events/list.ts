@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
-import { ulidString } from '../api/common-schemas';
+import { ulidString } from '../common-schemas';
 import type { PartnerCtx } from '../context';
 import { NotFoundError } from '../errors';
 import { EVENT_CATALOG } from './catalog';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createdRange, listOf, listQuery, ulidString, unixTime } from '../api/common-schemas';
+import { createdRange, listOf, listQuery, ulidString, unixTime } from '../common-schemas';
 import { EVENT_CATALOG } from './catalog';
 
 export const eventResource = z

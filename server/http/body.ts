@@ -1,5 +1,5 @@
 import { AppError, ValidationError } from '../errors';
-import { unstorableTextErrors } from './validation';
+import { unstorableTextErrors } from '../validation';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

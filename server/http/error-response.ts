@@ -1,6 +1,24 @@
+import { z } from 'zod';
 import { AppError, DatabaseUnavailableError, isDatabaseUnavailable, type ErrorKind } from '../errors';
 import type { Logger } from '../logger';
 import { jsonResponse } from './json';
+
+/** The JSON envelope of every error answer, as the OpenAPI document describes it. */
+export const errorEnvelope = z
+  .object({
+    error: z.object({
+      type: z.enum(['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'idempotency_error', 'api_error']),
+      code: z.string().meta({ example: 'parameter_missing' }),
+      message: z.string(),
+      param: z.string().optional().meta({ description: 'The first invalid field, dotted (pickup.lat)' }),
+      errors: z
+        .array(z.object({ param: z.string(), code: z.string(), message: z.string() }))
+        .optional()
+        .meta({ description: 'Every invalid field, when the request had several' }),
+      request_id: z.string().meta({ description: 'Equals the X-Request-Id response header' }),
+    }),
+  })
+  .meta({ id: 'Error' });
 
 // The one table from error kind to HTTP status and envelope type.
 const STATUS: Record<ErrorKind, number> = {
@@ -41,10 +59,6 @@ export interface ErrorBody {
     request_id: string;
     [extra: string]: unknown;
   };
-}
-
-export function statusOf(error: AppError): number {
-  return STATUS[error.kind];
 }
 
 /** Maps anything thrown to a JSON error response. Unknown errors are logged with their cause and answered with a bare 500. */

@@ -3,16 +3,18 @@ import { getRequestListener } from '@hono/node-server';
 import { newRequestId } from '../ids';
 import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
 import { AppError } from '../errors';
-import { runtime } from '../runtime';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
-import { isPartnerPath, type RouteEntry } from './route-table';
 import type { HttpMethod } from './route-spec';
+import { isPartnerPath, type RouteEntry } from './routes';
+import type { PartnerServices } from './services';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 interface Options {
   routes: RouteEntry[];
+  /** Handed to every partner handler (the process's services). */
+  services: PartnerServices;
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
   readiness: () => Promise<boolean>;
@@ -24,15 +26,15 @@ interface Options {
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, next, readiness }: Options): Server {
+export function createFrontDoor({ routes, services, next, readiness }: Options): Server {
   const partnerListener = getRequestListener(async (request) => {
     const pathname = new URL(request.url).pathname;
     for (const route of routes) {
       const params = route.match(pathname);
       if (!params) continue;
       const handler = route.handlers[request.method as HttpMethod];
-      if (!handler) return methodNotAllowed(route);
-      return handler(request, { params: Promise.resolve(params) });
+      if (!handler) return methodNotAllowed(route, services);
+      return handler(request, { params: Promise.resolve(params), services });
     }
     return notFound(pathname);
   });
@@ -69,10 +71,10 @@ function stampClientAddress(req: IncomingMessage): void {
   req.headers[CLIENT_ADDRESS_HEADER] = address;
 }
 
-function methodNotAllowed(route: RouteEntry): Response {
+function methodNotAllowed(route: RouteEntry, services: PartnerServices): Response {
   const requestId = newRequestId();
   const allow = Object.keys(route.handlers).join(', ');
-  return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, runtime().log, {
+  return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, services.log, {
     allow,
     'x-request-id': requestId,
   });

@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { errorEnvelope } from '../api/common-schemas';
-import { loadRouteTable } from './route-table';
+import { errorEnvelope } from './error-response';
 import type { HttpMethod, RouteSpec } from './route-spec';
+import type { RouteEntry } from './routes';
 
 // What every authenticated route can answer besides its own statuses; from the one partner wrapper.
 const COMMON_ERRORS: Record<number, string> = {
@@ -27,20 +27,13 @@ const rateLimitHeaders = z.object({
   'RateLimit-Reset': z.string().meta({ description: 'Seconds until a token is available again' }),
 });
 
-let cached: Promise<object> | undefined;
-
-/** The OpenAPI 3.1 document, generated from the route table's zod schemas; never written by hand. */
-export function openApiDocument(): Promise<object> {
-  cached ??= build();
-  return cached;
-}
-
-async function build(): Promise<object> {
+/** The OpenAPI 3.1 document of these routes, generated from their zod schemas; never written by hand. */
+export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
   const registry = new OpenAPIRegistry();
   const apiKey = registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   const clientId = registry.registerComponent('securitySchemes', 'ClientId', { type: 'apiKey', in: 'header', name: 'X-Client-ID' });
 
-  for (const route of await loadRouteTable()) {
+  for (const route of routes) {
     for (const [method, handler] of Object.entries(route.handlers) as [HttpMethod, { spec: RouteSpec }][]) {
       registry.registerPath(operation(route.path, method, handler.spec, [apiKey.name, clientId.name]));
       if (route.alias) {

@@ -1,7 +1,6 @@
 import { newRequestId } from '../ids';
 import type { z } from 'zod';
-import { authenticate, enforceAllowlist } from '../auth/authenticate';
-import type { PartnerCtx } from '../context';
+import { contextFor, type PartnerCtx } from '../context';
 import { DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import {
   claimIdempotencyKey,
@@ -11,12 +10,13 @@ import {
   validateIdempotencyKey,
 } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
-import { runtime, type Runtime } from '../runtime';
+import { isStorableText, parseOrThrow, storableQuery } from '../validation';
+import { authenticate, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
-import type { RouteContext, RouteSpec, SpecifiedHandler } from './route-spec';
-import { isStorableText, parseOrThrow, storableQuery } from './validation';
+import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
+import type { PartnerServices } from './services';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
@@ -42,21 +42,22 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
   const handle = async (request: Request, context: RouteContext): Promise<Response> => {
     const requestId = newRequestId();
     const started = performance.now();
-    const rt = runtime();
+    const services = servicesOf(context);
     const headers: Record<string, string> = { 'x-request-id': requestId };
     let response: Response;
     let clientId: string | undefined;
     try {
-      response = await withDeadline(rt, async () => {
-        const credential = await authenticate(request, rt);
+      response = await withDeadline(services, async () => {
+        const credential = await authenticate(request, services.credentials);
         clientId = credential.clientId;
-        enforceAllowlist(request, credential, rt);
-        const decision = await rt.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
+        enforceAllowlist(request, credential, services.trustedProxies);
+        const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
         Object.assign(headers, rateLimitHeaders(decision));
         if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
-        const ctx: PartnerCtx = {
-          actor: {
+        const ctx: PartnerCtx = contextFor(
+          services,
+          {
             kind: 'partner',
             partnerId: credential.partnerId,
             environment: credential.environment,
@@ -64,10 +65,7 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
             clientId: credential.clientId,
           },
           requestId,
-          env: rt.env,
-          log: rt.log,
-          db: rt.db,
-        };
+        );
         const hasBody = request.method === 'POST' || request.method === 'PATCH';
         const body = hasBody ? await readJsonBody(request) : undefined;
         const url = new URL(request.url);
@@ -87,7 +85,7 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
 
         if (idempotencyKey === null) return run();
         const scope = { partnerId: credential.partnerId, environment: credential.environment, key: idempotencyKey };
-        const claim = await claimIdempotencyKey(rt.db, scope, requestFingerprint(request.method, url.pathname, body?.raw ?? ''), rt.env.IDEMPOTENCY_TTL_HOURS);
+        const claim = await claimIdempotencyKey(services.db, scope, requestFingerprint(request.method, url.pathname, body?.raw ?? ''), services.env.IDEMPOTENCY_TTL_HOURS);
         if (claim.kind === 'replay') {
           return new Response(claim.response.body, { status: claim.response.status, headers: { ...claim.response.headers, 'idempotent-replayed': 'true' } });
         }
@@ -95,22 +93,22 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
         try {
           first = await run();
         } catch (error) {
-          first = errorResponse(error, requestId, rt.log);
+          first = errorResponse(error, requestId, services.log);
         }
         if (first.status >= 500) {
-          await releaseIdempotencyKey(rt.db, scope).catch(() => {});
+          await releaseIdempotencyKey(services.db, scope).catch(() => {});
           return first;
         }
         const text = await first.text();
         const stored = { 'content-type': first.headers.get('content-type') ?? 'application/json' };
-        await completeIdempotencyKey(rt.db, scope, { status: first.status, body: text, headers: stored });
+        await completeIdempotencyKey(services.db, scope, { status: first.status, body: text, headers: stored });
         return new Response(text, { status: first.status, headers: first.headers });
       });
     } catch (error) {
-      response = errorResponse(error, requestId, rt.log);
+      response = errorResponse(error, requestId, services.log);
     }
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    rt.log.info(
+    services.log.info(
       { request_id: requestId, method: request.method, path: new URL(request.url).pathname, status: response.status, ms: Math.round(performance.now() - started), client_id: clientId },
       'partner request',
     );
@@ -137,10 +135,10 @@ function rateLimitHeaders(d: RateDecision): Record<string, string> {
 }
 
 /** A request never hangs on a database that stopped answering: past REQUEST_TIMEOUT_MS it is a 503. */
-async function withDeadline<T>(rt: Runtime, fn: () => Promise<T>): Promise<T> {
+async function withDeadline<T>(services: PartnerServices, fn: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError()), rt.env.REQUEST_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new DatabaseUnavailableError()), services.env.REQUEST_TIMEOUT_MS);
   });
   try {
     return await Promise.race([fn(), deadline]);

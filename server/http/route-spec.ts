@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PartnerServices } from './services';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE'];
@@ -19,10 +20,20 @@ export interface RouteSpec {
   errors?: { status: number; description: string }[];
 }
 
-export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+/**
+ * Next's route context, plus the process's services. Partner routes are served only by the front
+ * door (server/http/front-door.ts), which passes them; Next never does.
+ */
+export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>>; services?: PartnerServices };
 export type WebHandler = (request: Request, context: RouteContext) => Promise<Response>;
 export type SpecifiedHandler = WebHandler & { spec: RouteSpec };
 
 export function isSpecifiedHandler(value: unknown): value is SpecifiedHandler {
   return typeof value === 'function' && 'spec' in value;
+}
+
+/** The services the front door passed, or an error naming the mistake (a partner route reached through Next). */
+export function servicesOf(context: RouteContext): PartnerServices {
+  if (!context.services) throw new Error('partner routes are served by the front door (server/http/front-door.ts), not through Next');
+  return context.services;
 }

@@ -5,7 +5,7 @@ import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { ConflictError } from '../errors';
-import { parseOrThrow } from '../http/validation';
+import { parseOrThrow } from '../validation';
 import { hashPassword } from './password';
 
 export const createOperatorInput = z.strictObject({

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 
 const N = 16384;
 
@@ -11,12 +11,4 @@ function derive(password: string, salt: Buffer, n: number): Promise<Buffer> {
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   return `scrypt$${N}$${salt.toString('base64')}$${(await derive(password, salt, N)).toString('base64')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n));
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -1,13 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { newId } from '../ids';
 import { orders, quotes } from '@/db/schema';
-import { bossExecutor } from '@/jobs/transactional';
 import { withTransaction, type PartnerCtx } from '../context';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
 import { emitEvent } from '../events/emit';
-import { runtime } from '../runtime';
+import { enqueue } from '../outbox/enqueue';
+import { SCENARIO_STEP } from '../outbox/queues';
 import { presentOrder } from './present';
-import { SCENARIO_STEP_QUEUE } from './scenario-step';
 import type { CreateOrderInput, OrderResource } from './schemas';
 
 export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: CreateOrderInput }): Promise<OrderResource> {
@@ -62,11 +61,8 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
     await tx.db.update(quotes).set({ usedAt: now }).where(eq(quotes.id, quote.id));
     const resource = presentOrder(row!);
     await emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at: now });
-    if (simulation) {
-      const jobId = await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row!.id, step: 0 }, { db: bossExecutor(tx.db), startAfter: simulation.step_seconds });
-      // No job, no scenario: fail the whole creation rather than leave an order whose robot never comes.
-      if (!jobId) throw new Error(`could not enqueue ${SCENARIO_STEP_QUEUE} for ${row!.id}`);
-    }
+    // No job, no scenario: enqueue fails the whole creation rather than leave an order whose robot never comes.
+    if (simulation) await enqueue(tx, SCENARIO_STEP, { order_id: row!.id, step: 0 }, { startAfterSeconds: simulation.step_seconds });
     return resource;
   });
 }

@@ -1,14 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import { orders } from '@/db/schema';
-import { bossExecutor } from '@/jobs/transactional';
 import { withTransaction, type Ctx } from '../context';
 import { NotFoundError } from '../errors';
-import { runtime } from '../runtime';
+import { enqueue } from '../outbox/enqueue';
+import { SCENARIO_STEP } from '../outbox/queues';
 import { applyMove, lockOrder } from './move';
 import { COURIER_CANCELLATION, SCENARIO_STEPS } from './scenarios';
 import { findTransition, type OrderStatus } from './state-machine';
-
-export const SCENARIO_STEP_QUEUE = 'sandbox.scenario-step';
 
 export type StepOutcome = 'moved' | 'finished' | 'stale' | 'stopped';
 
@@ -35,10 +33,8 @@ export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { order
     const next = input.step + 1;
     await applyMove(tx, row, { to, cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined, simulation: { ...sim, next_step: next } });
     if (next < steps.length) {
-      const jobId = await runtime().boss!.send(SCENARIO_STEP_QUEUE, { order_id: row.id, step: next }, { db: bossExecutor(tx.db), startAfter: sim.step_seconds });
-      // pg-boss answers null rather than throwing when it inserted nothing: the move must not commit
-      // without its next step, or the scenario would stall with no error anywhere.
-      if (!jobId) throw new Error(`could not enqueue ${SCENARIO_STEP_QUEUE} step ${next} for ${row.id}`);
+      // The move commits with its next step or not at all, or the scenario would stall with no error anywhere.
+      await enqueue(tx, SCENARIO_STEP, { order_id: row.id, step: next }, { startAfterSeconds: sim.step_seconds });
       return 'moved';
     }
     return 'finished';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createdRange, listOf, listQuery, money, ulidString, unixTime } from '../api/common-schemas';
+import { createdRange, listOf, listQuery, money, ulidString, unixTime } from '../common-schemas';
 import { ORDER_STATUSES } from './state-machine';
 
 const contact = z

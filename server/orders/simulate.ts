@@ -1,4 +1,4 @@
-import { ulidString } from '../api/common-schemas';
+import { ulidString } from '../common-schemas';
 import { withTransaction, type PartnerCtx } from '../context';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { applyMove, lockOrder } from './move';

@@ -52,7 +52,3 @@ export function nextHappyStep(from: OrderStatus): OrderStatus | undefined {
   const i = HAPPY_PATH.indexOf(from);
   return i >= 0 ? HAPPY_PATH[i + 1] : undefined;
 }
-
-export function isOrderStatus(value: string): value is OrderStatus {
-  return (ORDER_STATUSES as readonly string[]).includes(value);
-}

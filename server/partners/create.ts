@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
-import { parseOrThrow } from '../http/validation';
+import { parseOrThrow } from '../validation';
 
 export const createPartnerInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
 

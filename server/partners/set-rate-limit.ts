@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
-import { parseOrThrow } from '../http/validation';
+import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
 
 export const setRateLimitInput = z.strictObject({

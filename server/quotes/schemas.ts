@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coordinates, money, unixTime, ulidString } from '../api/common-schemas';
+import { coordinates, money, unixTime, ulidString } from '../common-schemas';
 
 export const createQuoteInput = z
   .strictObject({

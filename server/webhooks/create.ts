@@ -13,7 +13,7 @@ import { validateWebhookUrl } from './validate-url';
 export async function createWebhook({ ctx, input }: { ctx: PartnerCtx; input: CreateWebhookInput }): Promise<WebhookResource & { secret: string }> {
   const url = await validateWebhookUrl(ctx, input.url);
   const secret = generateWebhookSecret();
-  const sealed = sealSecret(secret);
+  const sealed = sealSecret(ctx, secret);
   const { partnerId, environment } = ctx.actor;
   return withTransaction(ctx, async (tx) => {
     // Counted under a lock on the partner's rows so two concurrent creates cannot both pass the limit.

@@ -1,24 +1,16 @@
 import { eq, sql } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhookSubscriptions, type EventEnvelope } from '@/db/schema';
-import { bossExecutor } from '@/jobs/transactional';
 import { withTransaction, type Ctx, type Environment } from '../context';
 import { newId } from '../ids';
-import { runtime } from '../runtime';
+import { enqueue } from '../outbox/enqueue';
+import { DELIVER, type DeliverJob } from '../outbox/queues';
 import type { PostOutcome, WebhookClient } from './http-client';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
 import { signingSecrets } from './secrets';
 import { deliveryHeaders } from './signing';
 import { checkWebhookUrl } from './url-policy';
 
-export const DELIVER_QUEUE = 'webhooks.deliver';
 export const USER_AGENT = 'PartnerDeliveryPlatform-Webhooks/1.0';
-
-export interface DeliverJob {
-  delivery_id: string;
-  subscription_id: string;
-  attempt: number;
-  trigger?: 'scheduled' | 'manual';
-}
 
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped' | 'stale';
 
@@ -36,19 +28,12 @@ type Claimed = {
 };
 
 /**
- * One attempt of one delivery. The attempt is claimed in the database first, so two workers never
- * send the same attempt at once; a claim whose worker died expires and another worker takes it over
- * (the receiver then sees the same event id again, which is why it dedupes on `id`).
- */
-export async function attemptDelivery({ ctx, input, client }: { ctx: Ctx; input: DeliverJob; client: WebhookClient }): Promise<AttemptResult> {
-  const [result] = await attemptDeliveries({ ctx, inputs: [input], client });
-  return result!;
-}
-
-/**
- * Attempts of several deliveries (one fetched batch of jobs), sent concurrently. The database work
- * is per batch where it can be: one statement claims them all, one records every success (the
- * common case); failures are recorded one by one, each with its retry job in its transaction.
+ * Attempts of several deliveries (one fetched batch of jobs), sent concurrently. Each attempt is
+ * claimed in the database first, so two workers never send the same attempt at once; a claim whose
+ * worker died expires and another worker takes it over (the receiver then sees the same event id
+ * again, which is why it dedupes on `id`). The database work is per batch where it can be: one
+ * statement claims them all, one records every success (the common case); failures are recorded
+ * one by one, each with its retry job in its transaction.
  */
 export async function attemptDeliveries({ ctx, inputs, client }: { ctx: Ctx; inputs: DeliverJob[]; client: WebhookClient }): Promise<AttemptResult[]> {
   const claimed = await claim(ctx, inputs);
@@ -74,7 +59,7 @@ export async function attemptDeliveries({ ctx, inputs, client }: { ctx: Ctx; inp
       return recordAttempt(ctx, row, input, startedAt, outcome);
     }),
   );
-  if (successes.length > 0) await recordSuccesses(successes);
+  if (successes.length > 0) await recordSuccesses(ctx, successes);
   return results;
 }
 
@@ -86,7 +71,7 @@ async function claim(ctx: Ctx, inputs: DeliverJob[]): Promise<Map<string, Claime
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
-  const rows = await runtime().sql<ClaimedRow[]>`
+  const rows = await ctx.sql<ClaimedRow[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${claimSeconds}), updated_at = now()
     from unnest(string_to_array(${inputs.map((i) => i.delivery_id).join(',')}, ','), string_to_array(${inputs.map((i) => i.attempt).join(',')}, ',')::int[]) as j(id, attempt),
@@ -106,7 +91,7 @@ async function send(ctx: Ctx, claimed: Claimed, client: WebhookClient): Promise<
   const body = JSON.stringify(envelope);
   const startedAt = new Date();
   const timestamp = Math.floor(startedAt.getTime() / 1000);
-  const secrets = signingSecrets({
+  const secrets = signingSecrets(ctx, {
     secretSealed: claimed.secret_sealed,
     previousSecretSealed: claimed.previous_secret_sealed,
     previousSecretExpiresAt: claimed.previous_secret_expires_at ? new Date(claimed.previous_secret_expires_at) : null,
@@ -114,7 +99,7 @@ async function send(ctx: Ctx, claimed: Claimed, client: WebhookClient): Promise<
   const headers = deliveryHeaders({ secrets, eventId: envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
 
   // Checked again at every delivery: the address the URL had at creation proves nothing now.
-  const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: runtime().resolver });
+  const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: ctx.resolver });
   const outcome: PostOutcome =
     'code' in checked
       ? { kind: 'error', errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address', message: checked.message, durationMs: 0 }
@@ -132,7 +117,7 @@ interface Success {
  * Every success of a batch in one statement (atomic without a transaction): the attempts, the
  * deliveries, and the end of a failing streak, written only where there is one.
  */
-async function recordSuccesses(successes: Success[]): Promise<void> {
+async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
   const rows = successes.map(({ input, startedAt, outcome }) => ({
     id: newId(),
     delivery_id: input.delivery_id,
@@ -145,7 +130,7 @@ async function recordSuccesses(successes: Success[]): Promise<void> {
     response_headers: outcome.headers,
     response_body: outcome.body,
   }));
-  await runtime().sql`
+  await ctx.sql`
     with done as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
         trigger text, started_at timestamptz, duration_ms int, response_status int, response_headers jsonb, response_body text)
@@ -196,7 +181,7 @@ async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, star
       .where(eq(webhookDeliveries.id, claimed.id));
     if (delay !== undefined) {
       const job: DeliverJob = { delivery_id: claimed.id, subscription_id: subscriptionId, attempt: input.attempt + 1 };
-      await runtime().boss!.send(DELIVER_QUEUE, job, { db: bossExecutor(tx.db), startAfter: Math.max(1, Math.round(delay)) });
+      await enqueue(tx, DELIVER, job, { startAfterSeconds: Math.max(1, Math.round(delay)) });
     }
     // 410: the receiver says the endpoint is gone. Otherwise, failing for the whole auto-disable period disables it.
     const autoDisableSeconds = Math.round(ctx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS * 3600);

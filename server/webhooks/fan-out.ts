@@ -1,11 +1,9 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
-import { bossExecutor } from '@/jobs/transactional';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
-import { runtime } from '../runtime';
-import { JOBS_CHANNEL } from '../events/emit';
-import { DELIVER_QUEUE, type DeliverJob } from './deliver';
+import { enqueueMany } from '../outbox/enqueue';
+import { DELIVER } from '../outbox/queues';
 
 export interface FanOutResult {
   eventId: string;
@@ -53,14 +51,11 @@ export async function fanOutEvent({ ctx, input }: { ctx: Ctx; input: { eventId: 
       .onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.subscriptionId] })
       .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId, status: webhookDeliveries.status });
     const pending = created.filter((d) => d.status === 'pending');
-    if (pending.length > 0) {
-      await runtime().boss!.insert(
-        pending.map((d) => ({ name: DELIVER_QUEUE, data: { delivery_id: d.id, subscription_id: d.subscriptionId, attempt: 1 } satisfies DeliverJob })),
-        { db: bossExecutor(tx.db) },
-      );
-      // Delivered on commit: wakes idle delivery workers in every process instead of waiting for their next poll.
-      await tx.db.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${DELIVER_QUEUE})`);
-    }
+    await enqueueMany(
+      tx,
+      DELIVER,
+      pending.map((d) => ({ data: { delivery_id: d.id, subscription_id: d.subscriptionId, attempt: 1 } })),
+    );
     return { eventId: event.id, found: true, pending: pending.length, skipped: created.length - pending.length };
   });
 }

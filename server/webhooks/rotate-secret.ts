@@ -18,7 +18,7 @@ export async function rotateWebhookSecret({ ctx, input }: { ctx: PartnerCtx; inp
     const now = new Date();
     const [updated] = await tx.db
       .update(webhookSubscriptions)
-      .set({ secretSealed: sealSecret(secret), previousSecretSealed: row.secretSealed, previousSecretExpiresAt: new Date(now.getTime() + OVERLAP_MS), updatedAt: now })
+      .set({ secretSealed: sealSecret(ctx, secret), previousSecretSealed: row.secretSealed, previousSecretExpiresAt: new Date(now.getTime() + OVERLAP_MS), updatedAt: now })
       .where(eq(webhookSubscriptions.id, row.id))
       .returning();
     await recordAudit(tx, { action: 'webhook.rotate_secret', targetType: 'webhook_subscription', targetId: row.id });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createdRange, listOf, listQuery, ulidString, unixTime } from '../api/common-schemas';
+import { createdRange, listOf, listQuery, ulidString, unixTime } from '../common-schemas';
 import { EVENT_TYPES } from '../events/catalog';
 import { MAX_URL_LENGTH } from './url-policy';
 

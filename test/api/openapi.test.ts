@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadRouteTable, routeFiles, routePath } from '@/server/http/route-table';
+import { loadRouteTable, routeFiles, routePath } from '@/server/boot/route-table';
 import { startTestService, type TestService } from '../support/service';
 import path from 'node:path';
 

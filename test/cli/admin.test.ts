@@ -35,7 +35,7 @@ function run(args: string[], env: Record<string, string> = { DATABASE_URL: svc.d
   const base = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'LOG_LEVEL']) delete base[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['server/cli/admin.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, ['server/boot/admin.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

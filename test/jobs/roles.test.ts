@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../support/service';
 
-// WORKERS=off makes a web-only process; `npm run worker` (jobs/main.ts) a worker-only one.
+// WORKERS=off makes a web-only process; `npm run worker` (server/boot/worker.ts) a worker-only one.
 let web: TestService;
 let worker: ChildProcess | undefined;
 
@@ -38,7 +38,7 @@ describe('process roles', () => {
     // Nothing in this process works the queue: the job stays queued.
     expect(await until(() => jobState(id!), (s) => s !== 'created', 2500)).toBe('created');
 
-    worker = spawn('node_modules/.bin/tsx', ['jobs/main.ts'], {
+    worker = spawn('node_modules/.bin/tsx', ['server/boot/worker.ts'], {
       env: { ...process.env, DATABASE_URL: web.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

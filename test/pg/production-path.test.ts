@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
-import { startService, type Service } from '@/server/service';
+import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import { createTestPartner, NYC, TEST_ENCRYPTION_KEY, type TestPartner } from '../support/service';
 
 // The production path (`npm run test:pg`, run by .ci/run on Debian's PostgreSQL 15): migrations
@@ -10,7 +10,7 @@ import { createTestPartner, NYC, TEST_ENCRYPTION_KEY, type TestPartner } from '.
 // and one partner flow over real HTTP.
 
 const databaseUrl = process.env.DATABASE_URL;
-let service: Service | undefined;
+let service: RunningProcess | undefined;
 let base: string;
 let partner: TestPartner;
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
   }
   await runMigrations(databaseUrl);
   const env = loadEnv({ SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...process.env, PORT: '0', CONSOLE: 'off', SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
-  service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
+  service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' });
   base = service.url!;
   partner = await createTestPartner(service);
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
-import { startService, type Service } from '@/server/service';
+import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import { createTestPartner, TEST_ENCRYPTION_KEY, NYC, type TestPartner } from '../support/service';
 
 // A database outage under a running service: this file runs its own embedded Postgres, stops it
@@ -16,7 +16,7 @@ import { createTestPartner, TEST_ENCRYPTION_KEY, NYC, type TestPartner } from '.
 let dir: string;
 let pg: EmbeddedHandle | undefined;
 let port: number;
-let svc: Service;
+let svc: RunningProcess;
 let url: string;
 let cached: TestPartner;
 let uncached: TestPartner;
@@ -44,7 +44,7 @@ beforeAll(async () => {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WORKERS: 'on',
   });
-  svc = await startService(env, { web: true, workers: true });
+  svc = await startProcess(env, { web: true, workers: true });
   url = svc.url!;
   cached = await createTestPartner(svc);
   uncached = await createTestPartner(svc);

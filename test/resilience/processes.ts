@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'drizzle-orm';
+import type { RunningProcess } from '@/server/boot/start-process';
+import { contextFor } from '@/server/context';
 import { createQuote } from '@/server/quotes/create';
-import type { Service } from '@/server/service';
 import type { TestPartner } from '../support/service';
 import { NYC, TEST_ENCRYPTION_KEY } from '../support/service';
 
@@ -36,17 +37,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /**
- * `tsx server/main.ts` as a web-only process over `databaseUrl`, on a port the kernel picks (read
+ * `tsx server/boot/web.ts` as a web-only process over `databaseUrl`, on a port the kernel picks (read
  * back from the start-up banner, so there is no race for a "free" port). Resolves once it printed
  * that it is ready.
  */
 export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return spawnService('server/main.ts', databaseUrl, env, /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/);
+  return spawnService('server/boot/web.ts', databaseUrl, env, /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/);
 }
 
-/** `tsx jobs/main.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready. */
+/** `tsx server/boot/worker.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready. */
 export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return spawnService('jobs/main.ts', databaseUrl, env, /worker ready/);
+  return spawnService('server/boot/worker.ts', databaseUrl, env, /worker ready/);
 }
 
 async function spawnService(script: string, databaseUrl: string, env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
@@ -101,16 +102,14 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
 }
 
 /** A quote of the partner's, made through the domain verb so that no HTTP request spends its tokens. */
-export async function seedQuote(svc: Service, partner: TestPartner): Promise<string> {
+export async function seedQuote(svc: RunningProcess, partner: TestPartner): Promise<string> {
   const [cred] = await svc.rt.db.execute<{ id: string }>(sql`select id from credentials where client_id = ${partner.clientId}`);
   const quote = await createQuote({
-    ctx: {
-      actor: { kind: 'partner', partnerId: partner.partnerId, environment: partner.environment, credentialId: cred!.id, clientId: partner.clientId },
-      requestId: 'req_seed',
-      env: svc.rt.env,
-      log: svc.rt.log,
-      db: svc.rt.db,
-    },
+    ctx: contextFor(
+      svc.rt,
+      { kind: 'partner', partnerId: partner.partnerId, environment: partner.environment, credentialId: cred!.id, clientId: partner.clientId },
+      'req_seed',
+    ),
     input: NYC,
   });
   return quote.id;

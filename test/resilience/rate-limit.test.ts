@@ -6,7 +6,7 @@ import { createTestPartner, startTestService, type TestPartner, type TestService
 import { seedQuote, spawnServer, until, type ServerProcess } from './processes';
 
 // The rate limit is per credential and shared by every web process through Postgres. Two real
-// server processes (`tsx server/main.ts`) share one database; the test counts what they admit.
+// server processes (`tsx server/boot/web.ts`) share one database; the test counts what they admit.
 
 let svc: TestService;
 let servers: ServerProcess[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { printBanner } from '@/server/banner';
+import { printBanner } from '@/server/boot/banner';
 import { loadEnv } from '@/server/config/env';
-import type { Service } from '@/server/service';
+import type { RunningProcess } from '@/server/boot/start-process';
 
 const demo = {
   operator: { email: 'admin@example.com', password: 'pw-0123456789' },
@@ -11,7 +11,7 @@ const demo = {
 
 function banner(url: string): string {
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-  printBanner({ url, demo } as unknown as Service, loadEnv({ ...process.env, DATA_DIR: '.data', PUBLIC_BASE_URL: undefined }), 2345);
+  printBanner({ url, demo } as unknown as RunningProcess, loadEnv({ ...process.env, DATA_DIR: '.data', PUBLIC_BASE_URL: undefined }), 2345);
   return log.mock.calls.map((c) => String(c[0])).join('\n');
 }
 

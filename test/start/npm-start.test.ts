@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/db/embedded';
 
-// The newcomer's path: `npm start` (what it runs: `tsx server/main.ts`) with no DATABASE_URL, from an
+// The newcomer's path: `npm start` (what it runs: `tsx server/boot/web.ts`) with no DATABASE_URL, from an
 // empty DATA_DIR, then again on the same one, after a SIGKILL, and with the web console on.
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -69,11 +69,11 @@ function parseBanner(text: string): Banner {
   };
 }
 
-/** Spawns `tsx server/main.ts` and resolves once the whole banner is printed. */
+/** Spawns `tsx server/boot/web.ts` and resolves once the whole banner is printed. */
 async function start(dataDir: string, extra: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<Started> {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = spawn(TSX, ['server/main.ts'], {
+  const child = spawn(TSX, ['server/boot/web.ts'], {
     cwd: ROOT,
     env: newcomerEnv(dataDir, port, { CONSOLE: 'off', ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,7 +19,7 @@ beforeAll(async () => {
   // The run's test CA is the one this service trusts (NODE_EXTRA_CA_CERTS, set by the global setup).
   child = spawn(
     'node_modules/.bin/tsx',
-    ['server/dev/receiver.ts', '--port', '0', '--api', svc.url!, '--client-id', partner.clientId, '--api-key', partner.apiKey, '--ca-dir', inject('testCaDir')],
+    ['server/boot/receiver.ts', '--port', '0', '--api', svc.url!, '--client-id', partner.clientId, '--api-key', partner.apiKey, '--ca-dir', inject('testCaDir')],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n')));

@@ -5,13 +5,14 @@ import { issueCredential } from '@/server/credentials/issue';
 import { addAllowlistEntry } from '@/server/allowlist/edit';
 import { decideGoLive } from '@/server/partners/go-live';
 import { createPartner } from '@/server/partners/create';
-import { startService, type Service } from '@/server/service';
+import { startProcess, type RunningProcess } from '@/server/boot/start-process';
+import type { Resolver } from '@/server/webhooks/url-policy';
 import { createTestDatabase } from './database';
 
 // A fixed key: tests seal and open secrets; nothing real is protected by it.
 export const TEST_ENCRYPTION_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 
-export interface TestService extends Service {
+export interface TestService extends RunningProcess {
   url: string;
   env: Env;
   databaseUrl: string;
@@ -21,7 +22,7 @@ export interface TestService extends Service {
  * The real service (front door, partner routes, workers) on a free port over this file's own
  * database, without the Next console. Stopped after the file's tests.
  */
-export async function startTestService(overrides: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(overrides: Record<string, string> = {}, opts: { resolver?: Resolver } = {}): Promise<TestService> {
   const databaseUrl = await createTestDatabase();
   const env = loadEnv({
     ...process.env,
@@ -34,7 +35,7 @@ export async function startTestService(overrides: Record<string, string> = {}): 
     SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
   });
-  const service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
+  const service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' }, { resolver: opts.resolver });
   afterAll(() => service.stop());
   return { ...service, url: service.url!, env, databaseUrl };
 }
@@ -51,7 +52,7 @@ export interface TestPartner {
 
 /** A partner with one credential (production implies an approved go-live), optionally allowlisted. */
 export async function createTestPartner(
-  service: Service,
+  service: RunningProcess,
   opts: { environment?: 'sandbox' | 'production'; allowlist?: string[]; partnerId?: string } = {},
 ): Promise<TestPartner> {
   const ctx = cliContext(service.rt, 'test');

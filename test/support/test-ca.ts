@@ -1,4 +1,4 @@
-import { ensureLocalCa, type LocalCa } from '../../server/dev/local-ca';
+import { ensureLocalCa, type LocalCa } from '../../server/boot/local-ca';
 
 export type TestCa = LocalCa;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver } from '@/server/webhooks/url-policy';
+import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
 import { eventually, startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -13,15 +13,15 @@ let partner: TestPartner;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
-  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1' });
-  expect(svc.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
-  partner = await createTestPartner(svc);
-  receiver = await startReceiver();
-  svc.rt.resolver = async (host) => {
+  const resolver: Resolver = async (host) => {
     if (host === 'receiver.test') return ['127.0.0.1', '::1'];
     if (host === 'localhost') return systemResolver(host);
     throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   };
+  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1' }, { resolver });
+  expect(svc.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
+  partner = await createTestPartner(svc);
+  receiver = await startReceiver();
 });
 afterAll(() => receiver.close());
 

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { decideGoLive } from '@/server/partners/go-live';
 import { createWebhookClient } from '@/server/webhooks/http-client';
+import type { Resolver } from '@/server/webhooks/url-policy';
 import { eventually, startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // The real service WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the address policy is on, as in production.
-// Names are pointed at chosen addresses through rt.resolver (the service's one resolver for webhook hosts).
+// Names are pointed at chosen addresses through the service's one resolver for webhook hosts, given at start.
 
 const PUBLIC = '93.184.216.34';
 
@@ -16,16 +17,16 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const names = new Map<string, string[] | (() => string[])>();
 
 beforeAll(async () => {
-  svc = await startTestService({ WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT_MS: '3000' });
-  expect(svc.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
-  partner = await createTestPartner(svc);
-  // A real receiver on loopback: if any check were missing, the requests below WOULD reach it.
-  receiver = await startReceiver();
-  svc.rt.resolver = async (host) => {
+  const resolver: Resolver = async (host) => {
     const answer = names.get(host);
     if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     return typeof answer === 'function' ? answer() : answer;
   };
+  svc = await startTestService({ WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT_MS: '3000' }, { resolver });
+  expect(svc.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false);
+  partner = await createTestPartner(svc);
+  // A real receiver on loopback: if any check were missing, the requests below WOULD reach it.
+  receiver = await startReceiver();
   names.set('public.test', [PUBLIC]);
   names.set('internal.test', ['10.1.2.3']);
   names.set('metadata.test', ['169.254.169.254']);
@@ -181,7 +182,7 @@ describe('the check again at delivery (DNS rebinding)', () => {
   });
 
   it('the connect-time pin: public for the check, loopback for the connection → blocked, nothing sent', async () => {
-    // attemptDelivery checks the URL (one resolver call), then undici's connect-time lookup resolves
+    // attemptDeliveries checks the URL (one resolver call), then undici's connect-time lookup resolves
     // again (a second call). Answering public to the first call of each attempt and loopback to the
     // second models a rebinding DNS server with TTL 0: the policy check passes, and only the lookup's
     // own check stands between the socket and loopback. It refuses every loopback answer, the connect

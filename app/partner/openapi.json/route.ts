@@ -1,9 +1,8 @@
-import { openApiDocument } from '@/server/http/openapi';
 import { publicRoute } from '@/server/http/public-route';
 
 export const GET = publicRoute({
   operationId: 'getOpenApiDocument',
   summary: 'This OpenAPI 3.1 document',
   tag: 'Meta',
-  handler: () => openApiDocument(),
+  handler: ({ services }) => services.openApiDocument(),
 });

@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { getEvent } from '@/server/events/list';
 import { eventResource } from '@/server/events/schemas';
 import { partnerRoute } from '@/server/http/partner-route';

@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { getOrder } from '@/server/orders/get';
 import { orderResource } from '@/server/orders/schemas';

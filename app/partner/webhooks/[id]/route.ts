@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { deleteWebhook } from '@/server/webhooks/delete';
 import { getWebhook } from '@/server/webhooks/list';

@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { orderResource, simulateOrderInput } from '@/server/orders/schemas';
 import { simulateOrder } from '@/server/orders/simulate';

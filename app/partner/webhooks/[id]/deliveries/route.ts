@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { listDeliveries } from '@/server/webhooks/deliveries';
 import { deliveryList, listDeliveriesQuery } from '@/server/webhooks/schemas';

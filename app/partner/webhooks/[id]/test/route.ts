@@ -1,4 +1,4 @@
-import { idParams } from '@/server/api/common-schemas';
+import { idParams } from '@/server/common-schemas';
 import { eventResource } from '@/server/events/schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { sendTestEvent } from '@/server/webhooks/send-test';

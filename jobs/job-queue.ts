@@ -1,6 +1,24 @@
 import type PgBoss from 'pg-boss';
 import type postgres from 'postgres';
 import type { Executor } from '@/db/client';
+import type { JobQueue } from '@/server/outbox/job-queue';
+
+/** The outbox's job queue (server/outbox/job-queue.ts) on pg-boss: jobs go in through the caller's handle. */
+export function pgBossJobQueue(boss: PgBoss): JobQueue {
+  return {
+    send: (db, queue, { data, startAfterSeconds }) =>
+      boss.send(queue, data, { db: bossExecutor(db), ...(startAfterSeconds ? { startAfter: startAfterSeconds } : {}) }),
+    insert: (db, queue, jobs) =>
+      boss.insert(
+        jobs.map(({ data, startAfterSeconds }) => ({
+          name: queue,
+          data,
+          ...(startAfterSeconds ? { startAfter: new Date(Date.now() + startAfterSeconds * 1000) } : {}),
+        })),
+        { db: bossExecutor(db) },
+      ),
+  };
+}
 
 /**
  * A pg-boss `db` executor over a drizzle handle or an open transaction, so `send(..., { db })` inserts
@@ -11,7 +29,7 @@ import type { Executor } from '@/db/client';
  * them as timestamptz), so the text goes to the postgres.js connection underneath the drizzle
  * handle as it is.
  */
-export function bossExecutor(db: Executor): PgBoss.Db {
+function bossExecutor(db: Executor): PgBoss.Db {
   const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
   if (!client) throw new Error('bossExecutor needs a drizzle postgres-js database or transaction');
   return {

@@ -1,21 +1,20 @@
-import type { Runtime } from '../runtime';
+import { safeEqual } from '../auth/api-keys';
+import { inAnyCidr, type Cidr } from '../auth/cidr';
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from '../auth/client-address';
+import type { CredentialCache, VerifiedCredential } from '../auth/credential-cache';
 import { AuthenticationError, ForbiddenError } from '../errors';
-import { safeEqual } from './api-keys';
-import { inAnyCidr } from './cidr';
-import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from './client-address';
-import type { VerifiedCredential } from './credential-cache';
 
 // Far longer than any key or client id we issue; anything longer is not worth hashing.
 const MAX_HEADER_LENGTH = 256;
 
 /** X-API-Key + X-Client-ID → the credential, or the single 401 for every failure. */
-export async function authenticate(request: Request, rt: Runtime): Promise<VerifiedCredential> {
+export async function authenticate(request: Request, credentials: CredentialCache): Promise<VerifiedCredential> {
   const apiKey = request.headers.get('x-api-key');
   const clientId = request.headers.get('x-client-id');
   if (!apiKey || !clientId || apiKey.length > MAX_HEADER_LENGTH || clientId.length > MAX_HEADER_LENGTH) {
     throw new AuthenticationError();
   }
-  const credential = await rt.credentials.lookup(apiKey);
+  const credential = await credentials.lookup(apiKey);
   // Compare even when the lookup missed, so a miss and a mismatch take the same time.
   const matches = safeEqual(clientId, credential?.clientId ?? '');
   if (!credential || !matches || credential.revoked) throw new AuthenticationError();
@@ -23,9 +22,9 @@ export async function authenticate(request: Request, rt: Runtime): Promise<Verif
 }
 
 /** 403 when the partner has an allowlist and the client address is outside it. Runs after auth. */
-export function enforceAllowlist(request: Request, credential: VerifiedCredential, rt: Runtime): void {
+export function enforceAllowlist(request: Request, credential: VerifiedCredential, trustedProxies: Cidr[]): void {
   if (credential.allowlist.length === 0) return;
-  const address = resolveClientAddress(request.headers.get(CLIENT_ADDRESS_HEADER), request.headers.get('x-forwarded-for'), rt.trustedProxies);
+  const address = resolveClientAddress(request.headers.get(CLIENT_ADDRESS_HEADER), request.headers.get('x-forwarded-for'), trustedProxies);
   if (!address || !inAnyCidr(address, credential.allowlist)) {
     throw new ForbiddenError('ip_not_allowed', `Requests from ${address?.toString() ?? 'this address'} are not allowed for this partner: the address is not on its IP allowlist.`);
   }

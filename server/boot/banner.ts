@@ -1,8 +1,8 @@
-import type { Env } from './config/env';
-import type { Service } from './service';
+import type { Env } from '@/server/config/env';
+import type { RunningProcess } from './start-process';
 
 /** What a newcomer needs after `npm start`: where it runs, who to be, and a first request that works when pasted. */
-export function printBanner(service: Service, env: Env, startMs: number): void {
+export function printBanner(service: RunningProcess, env: Env, startMs: number): void {
   // PUBLIC_BASE_URL may end in '/': the printed links and the curl line must not hold '//partner'.
   const url = (service.url ?? '').replace(/\/+$/, '');
   const lines = [

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logger';
-import type { NextHandler } from './front-door';
+import type { NextHandler } from '@/server/http/front-door';
+import type { Logger } from '@/server/logger';
 
 const ROOT = process.cwd();
 const STAMP = path.join(ROOT, '.next', 'source-stamp');

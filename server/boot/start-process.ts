@@ -1,22 +1,24 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type PgBoss from 'pg-boss';
 import { sql } from 'drizzle-orm';
 import { startBoss } from '@/jobs/boss';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
 import { createQueues, registerWorkers } from '@/jobs/registry';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
-import type { Env } from './config/env';
-import { loadSecretBox } from './crypto/encryption-key';
-import { resolveDatabase } from './database';
-import { createFrontDoor } from './http/front-door';
-import { prepareNext } from './http/next-app';
-import { loadRouteTable } from './http/route-table';
-import { createLogger, type Logger } from './logger';
-import { closeRuntime, initRuntime, type Runtime } from './runtime';
-import { seedDemo, type DemoCredentials } from './seed/demo';
+import type { Env } from '@/server/config/env';
+import { loadSecretBox } from '@/server/crypto/encryption-key';
+import { createFrontDoor } from '@/server/http/front-door';
+import { buildOpenApiDocument } from '@/server/http/openapi';
+import type { PartnerServices } from '@/server/http/services';
+import { createLogger, type Logger } from '@/server/logger';
+import type { Resolver } from '@/server/webhooks/url-policy';
+import { seedDemo, type DemoCredentials } from './demo-seed';
+import { prepareNext } from './next-app';
+import { openDatabase } from './open-database';
+import { loadRouteTable } from './route-table';
+import { createRuntime, type Runtime } from './runtime';
 
-export interface Service {
+export interface RunningProcess {
   /** Base URL of the HTTP server; undefined for a worker-only process. */
   url?: string;
   rt: Runtime;
@@ -24,24 +26,30 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-export interface ServiceRoles {
+export interface ProcessRoles {
   web: boolean;
   workers: boolean;
 }
 
+export interface ProcessOptions {
+  log?: Logger;
+  /** How webhook hosts resolve (tests point names at chosen addresses); the system's DNS by default. */
+  resolver?: Resolver;
+}
+
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
-export async function startService(env: Env, roles: ServiceRoles, log: Logger = createLogger(env.LOG_LEVEL)): Promise<Service> {
+export async function startProcess(env: Env, roles: ProcessRoles, options: ProcessOptions = {}): Promise<RunningProcess> {
+  const log = options.log ?? createLogger(env.LOG_LEVEL);
   // Before any database work: with DATABASE_URL and no key, start-up stops here with a clear message.
   const secretBox = loadSecretBox(env);
-  const db = await resolveDatabase(env, log);
-  const rt = initRuntime(env, db.url, log);
-  rt.secretBox = secretBox;
-  const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
+  const db = await openDatabase(env, log);
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
-  const boss: PgBoss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
+  const boss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
   await createQueues(boss);
-  rt.boss = boss;
+  const rt = createRuntime({ env, databaseUrl: db.url, log, secretBox, boss, resolver: options.resolver });
+  const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
+
   let unlisten: (() => Promise<void>) | undefined;
   let stopStatistics: (() => void) | undefined;
   if (roles.workers) {
@@ -53,8 +61,10 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
   let url: string | undefined;
   if (roles.web) {
     const routes = await loadRouteTable();
+    const openApi = buildOpenApiDocument(routes);
+    const services: PartnerServices = { ...rt, openApiDocument: () => openApi };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
-    server = createFrontDoor({ routes, next, readiness: () => databaseReachable(rt) });
+    server = createFrontDoor({ routes, services, next, readiness: () => databaseReachable(rt) });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -74,7 +84,7 @@ export async function startService(env: Env, roles: ServiceRoles, log: Logger = 
       stopStatistics?.();
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
-      await closeRuntime();
+      await rt.close();
       await db.embedded?.stop();
     })());
   return { url, rt, demo, stop };

@@ -22,22 +22,6 @@ export const coordinates = z
 /** Path ids: anything that is not a ULID cannot name a resource, so the wrapper answers 404 for it. */
 export const idParams = z.strictObject({ id: ulidString });
 
-export const errorEnvelope = z
-  .object({
-    error: z.object({
-      type: z.enum(['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'idempotency_error', 'api_error']),
-      code: z.string().meta({ example: 'parameter_missing' }),
-      message: z.string(),
-      param: z.string().optional().meta({ description: 'The first invalid field, dotted (pickup.lat)' }),
-      errors: z
-        .array(z.object({ param: z.string(), code: z.string(), message: z.string() }))
-        .optional()
-        .meta({ description: 'Every invalid field, when the request had several' }),
-      request_id: z.string().meta({ description: 'Equals the X-Request-Id response header' }),
-    }),
-  })
-  .meta({ id: 'Error' });
-
 /** ?limit=&starting_after= : lists are newest first; ULIDs sort by creation, so the id is the cursor. */
 export const listQuery = {
   limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: '1 to 100, default 20' }),

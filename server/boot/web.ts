@@ -1,7 +1,7 @@
 import { constants as osConstants } from 'node:os';
-import { loadEnvOrExit } from './config/env';
-import { startService, type Service } from './service';
+import { loadEnvOrExit } from '@/server/config/env';
 import { printBanner } from './banner';
+import { startProcess, type RunningProcess } from './start-process';
 
 // `npm start`: web tier and workers in one process (WORKERS=off: web only; `npm run worker`: workers only).
 async function main(): Promise<void> {
@@ -9,7 +9,7 @@ async function main(): Promise<void> {
 
   // Installed before start-up, so that Ctrl-C or SIGTERM during it (initdb, migrations, the first
   // console build) exits at once; exit hooks stop the embedded Postgres and the build it started.
-  const state: { service?: Service; stoppingSince?: number } = {};
+  const state: { service?: RunningProcess; stoppingSince?: number } = {};
   const shutdown = (signal: NodeJS.Signals) => {
     const code = 128 + osConstants.signals[signal];
     const { service } = state;
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 
-  state.service = await startService(env, { web: true, workers: env.WORKERS === 'on' });
+  state.service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' });
   // performance.now() counts from the process's start: module loading is part of what a newcomer waits for.
   printBanner(state.service, env, performance.now());
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldError } from '../errors';
+import { ValidationError, type FieldError } from './errors';
 
 /** Every zod issue becomes one entry of `errors`, with a dotted `param` (pickup.lat, items.0.name). */
 export function toFieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {

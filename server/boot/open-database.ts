@@ -1,17 +1,17 @@
 import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
 import { runMigrations } from '@/db/migrate';
-import type { Env } from './config/env';
-import type { Logger } from './logger';
+import type { Env } from '@/server/config/env';
+import type { Logger } from '@/server/logger';
 
-export interface ResolvedDatabase {
+export interface OpenedDatabase {
   url: string;
   /** Set when the database is the embedded default under DATA_DIR. */
   embedded?: EmbeddedHandle;
 }
 
 /** DATABASE_URL when set; otherwise the embedded Postgres under DATA_DIR. Migrations are applied either way. */
-export async function resolveDatabase(env: Env, log: Logger, opts: { adoptOrphans?: boolean } = {}): Promise<ResolvedDatabase> {
-  let resolved: ResolvedDatabase;
+export async function openDatabase(env: Env, log: Logger, opts: { adoptOrphans?: boolean } = {}): Promise<OpenedDatabase> {
+  let resolved: OpenedDatabase;
   if (env.DATABASE_URL) {
     resolved = { url: env.DATABASE_URL };
   } else {

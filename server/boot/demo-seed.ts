@@ -4,12 +4,12 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { credentials, partners } from '@/db/schema';
-import { cliContext } from '../cli/operator-context';
-import { withTransaction } from '../context';
-import { issueCredential } from '../credentials/issue';
-import { createOperator } from '../operators/create';
-import { createPartner } from '../partners/create';
-import type { Runtime } from '../runtime';
+import { cliContext } from '@/server/cli/operator-context';
+import { withTransaction } from '@/server/context';
+import { issueCredential } from '@/server/credentials/issue';
+import { createOperator } from '@/server/operators/create';
+import { createPartner } from '@/server/partners/create';
+import type { Runtime } from './runtime';
 
 export interface DemoCredentials {
   operator: { email: string; password: string };

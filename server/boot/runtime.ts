@@ -1,0 +1,58 @@
+import type PgBoss from 'pg-boss';
+import { createDbClient, type Database } from '@/db/client';
+import { pgBossJobQueue } from '@/jobs/job-queue';
+import { parseCidr, type Cidr } from '@/server/auth/cidr';
+import { CredentialCache } from '@/server/auth/credential-cache';
+import type { Env } from '@/server/config/env';
+import type { Deps } from '@/server/context';
+import type { SecretBox } from '@/server/crypto/secret-box';
+import type { Logger } from '@/server/logger';
+import { jobQueueNotStarted } from '@/server/outbox/job-queue';
+import { RateLimiter } from '@/server/rate-limit/limiter';
+import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
+
+/** One process's dependencies: one pool, one credential cache, one rate limiter, one job queue client. */
+export interface Runtime extends Deps {
+  db: Database;
+  credentials: CredentialCache;
+  rateLimiter: RateLimiter;
+  trustedProxies: Cidr[];
+  /** The pg-boss client, when this process started one (every service process does; the admin CLI only to enqueue). */
+  boss?: PgBoss;
+  /** Closes the pool. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  env: Env;
+  databaseUrl: string;
+  log: Logger;
+  secretBox?: SecretBox;
+  boss?: PgBoss;
+  /** How webhook hosts resolve (tests point names at chosen addresses); the system's DNS by default. */
+  resolver?: Resolver;
+}
+
+export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver = systemResolver }: RuntimeOptions): Runtime {
+  const client = createDbClient(databaseUrl, {
+    max: env.DB_POOL_MAX,
+    connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
+  });
+  return {
+    ...client,
+    env,
+    log,
+    jobs: boss ? pgBossJobQueue(boss) : jobQueueNotStarted,
+    secretBox,
+    resolver,
+    credentials: new CredentialCache(client.db, env),
+    rateLimiter: new RateLimiter(client.db),
+    trustedProxies: env.TRUSTED_PROXY_CIDRS.map((text) => {
+      const cidr = parseCidr(text);
+      if (!cidr) throw new Error(`TRUSTED_PROXY_CIDRS: '${text}' is not a CIDR`);
+      return cidr;
+    }),
+    boss,
+    close: () => client.sql.end({ timeout: 2 }),
+  };
+}

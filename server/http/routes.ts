@@ -1,0 +1,81 @@
+import type { HttpMethod, SpecifiedHandler } from './route-spec';
+
+export interface RouteEntry {
+  /** OpenAPI-style path, e.g. /partner/quotes/{id} */
+  path: string;
+  /** The same route under the spec's un-prefixed spelling (/webhooks/{id}/test), if it has one. */
+  alias?: string;
+  file: string;
+  handlers: Partial<Record<HttpMethod, SpecifiedHandler>>;
+  match(pathname: string): Record<string, string> | undefined;
+}
+
+// The spec prints the webhook paths without /partner; DESIGN makes /partner/webhooks canonical and
+// /webhooks an alias served by the same handlers.
+const ALIASES: [canonical: string, alias: string][] = [['/partner/webhooks', '/webhooks']];
+
+/** A route at `path` (/partner/quotes/{id}) with its handlers, matching its alias too. */
+export function routeEntry(path: string, file: string, handlers: RouteEntry['handlers']): RouteEntry {
+  const aliasRule = ALIASES.find(([prefix]) => path === prefix || path.startsWith(prefix + '/'));
+  const alias = aliasRule ? aliasRule[1] + path.slice(aliasRule[0].length) : undefined;
+  const matchers = [compile(path), ...(alias ? [compile(alias)] : [])];
+  return {
+    path,
+    alias,
+    file,
+    handlers,
+    match(pathname) {
+      for (const m of matchers) {
+        const params = m(pathname);
+        if (params) return params;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Static segments win over dynamic ones (/partner/events/types before /partner/events/{id}). */
+export function byMatchOrder(a: RouteEntry, b: RouteEntry): number {
+  return dynamicCount(a.path) - dynamicCount(b.path) || a.path.localeCompare(b.path);
+}
+
+/** Paths the front door must dispatch itself rather than hand to Next. */
+export function isPartnerPath(pathname: string): boolean {
+  return pathname === '/partner' || pathname.startsWith('/partner/') || ALIASES.some(([, alias]) => pathname === alias || pathname.startsWith(alias + '/'));
+}
+
+function compile(routePathText: string): (pathname: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  const source = routePathText
+    .split('/')
+    .map((s) => {
+      if (s.startsWith('{')) {
+        names.push(s.slice(1, -1));
+        return '([^/]+)';
+      }
+      return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('/');
+  const regex = new RegExp(`^${source}/?$`);
+  return (pathname) => {
+    const m = regex.exec(pathname);
+    if (!m) return undefined;
+    const params: Record<string, string> = {};
+    names.forEach((name, i) => {
+      params[name] = safeDecode(m[i + 1] ?? '');
+    });
+    return params;
+  };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function dynamicCount(p: string): number {
+  return (p.match(/\{/g) ?? []).length;
+}

@@ -1,0 +1,16 @@
+import type { Cidr } from '../auth/cidr';
+import type { CredentialCache } from '../auth/credential-cache';
+import type { Deps } from '../context';
+import type { RateLimiter } from '../rate-limit/limiter';
+
+/**
+ * What partner routes need of their process: the verbs' dependencies plus the front door's own
+ * caches. server/boot makes it once; the front door hands it to every handler it calls.
+ */
+export interface PartnerServices extends Deps {
+  credentials: CredentialCache;
+  rateLimiter: RateLimiter;
+  trustedProxies: Cidr[];
+  /** The OpenAPI document of the routes this process serves (server/http/openapi.ts). */
+  openApiDocument(): object;
+}

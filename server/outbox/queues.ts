@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/**
+ * Every queue of the service: its name and the shape of its jobs' data. Verbs enqueue through
+ * server/outbox/enqueue.ts; each queue's settings and handler live with the workers (jobs/registry.ts).
+ */
+export interface Queue<N extends string = string, S extends z.ZodType = z.ZodType> {
+  name: N;
+  payload: S;
+}
+
+export type JobData<Q extends Queue> = z.infer<Q['payload']>;
+
+function queue<N extends string, S extends z.ZodType>(name: N, payload: S): Queue<N, S> {
+  return { name, payload };
+}
+
+/** A committed event, to be fanned out to its partner's matching subscriptions. */
+export const FAN_OUT = queue('webhooks.fanout', z.object({ event_id: z.string() }));
+
+/** One attempt of one delivery (event x subscription). */
+export const DELIVER = queue(
+  'webhooks.deliver',
+  z.object({
+    delivery_id: z.string(),
+    subscription_id: z.string(),
+    attempt: z.number().int().min(1),
+    trigger: z.enum(['scheduled', 'manual']).optional(),
+  }),
+);
+export type DeliverJob = JobData<typeof DELIVER>;
+
+/** The next step of a sandbox order's scenario (the robot courier). */
+export const SCENARIO_STEP = queue('sandbox.scenario-step', z.object({ order_id: z.string(), step: z.number().int().min(0) }));
+
+/** Scheduled: cancels sandbox orders left open too long. */
+export const SANDBOX_TIMEOUT_SWEEP = queue('sandbox.timeout-sweep', z.object({}).passthrough());
+
+/** Scheduled: deletes expired idempotency keys and events past their retention. */
+export const PURGE_EXPIRED = queue('maintenance.purge-expired', z.object({}).passthrough());
+
+/** NOTIFY channel whose payload names a queue that just got jobs due now (jobs/wake.ts listens). */
+export const JOBS_CHANNEL = 'pdp_jobs';
