@@ -2,6 +2,7 @@ import { newId } from '../ids';
 import { events, type EventEnvelope } from '@/db/schema';
 import { livemode, type Ctx, type Environment } from '../context';
 import { enqueue } from '../outbox/enqueue';
+import { unixSeconds } from '../time';
 import { FAN_OUT } from '../outbox/queues';
 
 export interface NewEvent {
@@ -23,7 +24,7 @@ export async function emitEvent(ctx: Ctx, event: NewEvent): Promise<EventEnvelop
   const envelope: EventEnvelope = {
     id: newId(),
     object: 'event',
-    created: Math.floor(at.getTime() / 1000),
+    created: unixSeconds(at),
     livemode: livemode(event.environment),
     type: event.type,
     data: { object: event.object },

@@ -1,10 +1,6 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
-import { ulidString } from '../common-schemas';
 import type { PartnerCtx } from '../context';
-import { NotFoundError } from '../errors';
-import { EVENT_CATALOG } from './catalog';
-import { exampleEvent } from './examples';
 import type { ListEventsQuery } from './schemas';
 
 export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListEventsQuery }) {
@@ -25,23 +21,4 @@ export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListE
     .limit(input.limit + 1);
   const data: EventEnvelope[] = rows.slice(0, input.limit).map((r) => r.envelope);
   return { object: 'list' as const, data, has_more: rows.length > input.limit };
-}
-
-export async function getEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
-  // Event ids are ULIDs: anything else names no event (and a NUL byte would make Postgres answer an error).
-  if (!ulidString.safeParse(input.id).success) throw new NotFoundError('event', input.id);
-  const [row] = await ctx.db
-    .select({ envelope: events.envelope })
-    .from(events)
-    .where(and(eq(events.id, input.id), eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)));
-  if (!row) throw new NotFoundError('event', input.id);
-  return row.envelope;
-}
-
-export function listEventTypes() {
-  return {
-    object: 'list' as const,
-    data: EVENT_CATALOG.map((e) => ({ object: 'event_type' as const, type: e.type, description: e.description, example: exampleEvent(e.type) })),
-    has_more: false,
-  };
 }

@@ -6,6 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from
 import { emitEvent } from '../events/emit';
 import { enqueue } from '../outbox/enqueue';
 import { SCENARIO_STEP } from '../outbox/queues';
+import { unixSeconds, wholeSecondNow } from '../time';
 import { presentOrder } from './present';
 import type { CreateOrderInput, OrderResource } from './schemas';
 
@@ -23,7 +24,7 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
       .for('update');
     if (!quote) throw new NotFoundError('quote', input.quote_id);
     if (quote.usedAt) throw new ConflictError('quote_already_used', 'This quote was already used for an order; request a new quote.');
-    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const now = wholeSecondNow();
     if (quote.expiresAt <= now) throw new UnprocessableError('quote_expired', 'This quote has expired; request a new quote.', 'quote_id');
     if (input.external_id) {
       const [existing] = await tx.db
@@ -51,7 +52,7 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
         dropoff: { lat: quote.dropoffLat, lng: quote.dropoffLng, contact: input.dropoff?.contact ?? null, instructions: input.dropoff?.instructions ?? null },
         feeAmount: quote.feeAmount,
         feeCurrency: quote.feeCurrency,
-        statusHistory: [{ status: 'created', at: now.getTime() / 1000 }],
+        statusHistory: [{ status: 'created', at: unixSeconds(now) }],
         metadata: input.metadata ?? {},
         simulation,
         createdAt: now,

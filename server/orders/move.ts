@@ -3,6 +3,7 @@ import { orders, type CancellationJson, type CourierJson, type SimulationJson } 
 import { withTransaction, type Ctx, type Environment } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { emitEvent } from '../events/emit';
+import { unixSeconds, wholeSecondNow } from '../time';
 import { presentOrder, type OrderRow } from './present';
 import type { OrderResource } from './schemas';
 import { findTransition, PARTNER_CANCELLABLE, TERMINAL, type OrderStatus } from './state-machine';
@@ -46,13 +47,13 @@ export async function applyMove(ctx: Ctx, row: OrderRow, input: Omit<MoveRequest
   if (!transition) {
     throw new ConflictError('invalid_state_transition', `An order cannot move from ${from} to ${input.to}.`, { from, to: input.to });
   }
-  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const now = wholeSecondNow();
   const courier = input.to === 'courier_assigned' ? (input.courier ?? robotCourier(row.id)) : input.to === 'created' ? null : row.courier;
   const [updated] = await ctx.db
     .update(orders)
     .set({
       status: input.to,
-      statusHistory: [...row.statusHistory, { status: input.to, at: now.getTime() / 1000 }],
+      statusHistory: [...row.statusHistory, { status: input.to, at: unixSeconds(now) }],
       courier,
       cancellation: input.to === 'cancelled' ? (input.cancellation ?? { reason: 'cancelled', source: 'operator' }) : row.cancellation,
       ...(input.simulation !== undefined ? { simulation: input.simulation } : {}),

@@ -1,11 +1,10 @@
 import type { orders } from '@/db/schema';
 import { livemode } from '../context';
+import { unixSeconds } from '../time';
 import type { OrderResource } from './schemas';
 import type { OrderStatus } from './state-machine';
 
 export type OrderRow = typeof orders.$inferSelect;
-
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 export function presentOrder(row: OrderRow): OrderResource {
   return {
@@ -23,7 +22,7 @@ export function presentOrder(row: OrderRow): OrderResource {
     status_history: row.statusHistory as OrderResource['status_history'],
     metadata: row.metadata,
     simulation: row.simulation ? { scenario: row.simulation.scenario, step_seconds: row.simulation.step_seconds } : null,
-    created: unix(row.createdAt),
-    updated: unix(row.updatedAt),
+    created: unixSeconds(row.createdAt),
+    updated: unixSeconds(row.updatedAt),
   };
 }

@@ -6,11 +6,11 @@ import type { PartnerCtx } from '../context';
 import { estimate } from './pricing';
 import { presentQuote } from './present';
 import type { CreateQuoteInput, QuoteResource } from './schemas';
+import { wholeSecondNow } from '../time';
 
 export async function createQuote({ ctx, input }: { ctx: PartnerCtx; input: CreateQuoteInput }): Promise<QuoteResource> {
   const e = estimate(input.pickup, input.dropoff, ctx.env);
-  // Whole seconds: every time in the API is integer Unix seconds, and a stored millisecond would not round-trip.
-  const now = Math.floor(Date.now() / 1000) * 1000;
+  const now = wholeSecondNow().getTime();
   const pickupEta = now + e.pickupLeadSeconds * 1000;
   const [row] = await insertQuote(ctx.db).execute({
     id: newId(),

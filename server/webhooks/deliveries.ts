@@ -1,10 +1,9 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { PartnerCtx } from '../context';
+import { unixSeconds } from '../time';
 import { findSubscription } from './find';
 import type { DeliveryResource, ListDeliveriesQuery } from './schemas';
-
-const unix = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
 
 /** The partner's delivery log for one subscription, newest first, each delivery with its attempts. */
 export async function listDeliveries({ ctx, input }: { ctx: PartnerCtx; input: ListDeliveriesQuery & { id: string } }) {
@@ -37,8 +36,8 @@ export async function listDeliveries({ ctx, input }: { ctx: PartnerCtx; input: L
     event_type: d.eventType,
     status: d.status,
     attempt_count: d.attempts,
-    next_attempt_at: unix(d.nextAttemptAt),
-    created: unix(d.createdAt)!,
+    next_attempt_at: d.nextAttemptAt ? unixSeconds(d.nextAttemptAt) : null,
+    created: unixSeconds(d.createdAt),
     attempts: attempts
       .filter((a) => a.deliveryId === d.id)
       .map((a) => ({

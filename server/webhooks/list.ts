@@ -1,7 +1,6 @@
 import { and, desc, eq, isNull, lt, type SQL } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
 import type { PartnerCtx } from '../context';
-import { findSubscription } from './find';
 import { presentWebhook } from './present';
 import type { WebhookResource } from './schemas';
 
@@ -20,8 +19,4 @@ export async function listWebhooks({ ctx, input }: { ctx: PartnerCtx; input: { l
     .limit(input.limit + 1);
   const data: WebhookResource[] = rows.slice(0, input.limit).map(presentWebhook);
   return { object: 'list' as const, data, has_more: rows.length > input.limit };
-}
-
-export async function getWebhook({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<WebhookResource> {
-  return presentWebhook(await findSubscription(ctx, input.id));
 }

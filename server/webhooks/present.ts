@@ -1,10 +1,9 @@
 import type { webhookSubscriptions } from '@/db/schema';
 import { livemode } from '../context';
+import { unixSeconds } from '../time';
 import type { WebhookResource } from './schemas';
 
 export type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
-
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 export function presentWebhook(row: SubscriptionRow): WebhookResource {
   return {
@@ -16,7 +15,7 @@ export function presentWebhook(row: SubscriptionRow): WebhookResource {
     event_filters: row.eventFilters,
     status: row.status,
     disabled_reason: row.disabledReason,
-    created: unix(row.createdAt),
-    updated: unix(row.updatedAt),
+    created: unixSeconds(row.createdAt),
+    updated: unixSeconds(row.updatedAt),
   };
 }

@@ -1,4 +1,4 @@
-import { listEventTypes } from '@/server/events/list';
+import { listEventTypes } from '@/server/events/list-types';
 import { eventTypeList } from '@/server/events/schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 

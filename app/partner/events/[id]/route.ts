@@ -1,5 +1,5 @@
 import { idParams } from '@/server/common-schemas';
-import { getEvent } from '@/server/events/list';
+import { getEvent } from '@/server/events/get';
 import { eventResource } from '@/server/events/schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 

@@ -1,7 +1,7 @@
 import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
 import { deleteWebhook } from '@/server/webhooks/delete';
-import { getWebhook } from '@/server/webhooks/list';
+import { getWebhook } from '@/server/webhooks/get';
 import { deletedWebhook, updateWebhookInput, webhookResource } from '@/server/webhooks/schemas';
 import { updateWebhook } from '@/server/webhooks/update';
 

@@ -1,0 +1,16 @@
+import { and, eq } from 'drizzle-orm';
+import { events, type EventEnvelope } from '@/db/schema';
+import { ulidString } from '../common-schemas';
+import type { PartnerCtx } from '../context';
+import { NotFoundError } from '../errors';
+
+export async function getEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+  // Event ids are ULIDs: anything else names no event (and a NUL byte would make Postgres answer an error).
+  if (!ulidString.safeParse(input.id).success) throw new NotFoundError('event', input.id);
+  const [row] = await ctx.db
+    .select({ envelope: events.envelope })
+    .from(events)
+    .where(and(eq(events.id, input.id), eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)));
+  if (!row) throw new NotFoundError('event', input.id);
+  return row.envelope;
+}

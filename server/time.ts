@@ -1,0 +1,11 @@
+// Every time in the partner API is integer Unix seconds (DESIGN section 3).
+
+/** A Date as the API shows it: whole Unix seconds. */
+export function unixSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+/** Now, cut to the whole second: a row stamped with it reads back exactly as the API showed it. */
+export function wholeSecondNow(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}
