@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { startEmbeddedPostgres } from '@/db/embedded';
+import { startEmbeddedPostgres } from '@/db/embedded/start';
 import { runMigrations } from '@/db/migrate';
 
 export interface BenchDatabase {

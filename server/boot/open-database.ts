@@ -1,4 +1,4 @@
-import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded/start';
 import { runMigrations } from '@/db/migrate';
 import type { Env } from '@/server/config/env';
 import type { Logger } from '@/server/logger';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded';
+import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded/start';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '@/db/embedded';
+import { freePort } from '@/db/embedded/free-port';
 
 // The newcomer's path: `npm start` (what it runs: `tsx server/boot/web.ts`) with no DATABASE_URL, from an
 // empty DATA_DIR, then again on the same one, after a SIGKILL, and with the web console on.

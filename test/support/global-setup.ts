@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedHandle } from '../../db/embedded';
+import { startEmbeddedPostgres, type EmbeddedHandle } from '../../db/embedded/start';
 import { runMigrations } from '../../db/migrate';
 import { startBoss } from '../../jobs/boss';
 import { createLogger } from '../../server/logger';
