@@ -27,7 +27,7 @@ export function installLifecycle(): Lifecycle {
       }
     }
   });
-  // A process with signal handlers of its own (server/main.ts, the admin CLI) shuts down in its own
+  // A process with signal handlers of its own (server/boot/web.ts, the admin CLI) shuts down in its own
   // order: HTTP, job queue, pool, then Postgres. Without them, stop the servers and exit as the
   // signal would have.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
