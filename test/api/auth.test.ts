@@ -5,6 +5,8 @@ import { revokeCredential } from '@/server/credentials/revoke';
 import { AppError } from '@/server/errors';
 import { createPartner } from '@/server/partners/create';
 import { decideGoLive } from '@/server/partners/go-live';
+import { call, type Reply } from '../support/partner-api';
+import { waitFor } from '../support/poll';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -16,19 +18,8 @@ beforeAll(async () => {
   [partner, other] = await Promise.all([createTestPartner(svc), createTestPartner(svc)]);
 });
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-async function call(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<Reply> {
-  const res = await fetch(`${svc.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const postQuote = (headers: Record<string, string>) => call('POST', '/partner/quotes', headers, NYC);
-const getQuote = (id: string, headers: Record<string, string>) => call('GET', `/partner/quotes/${id}`, headers);
+const postQuote = (headers: Record<string, string>) => call('POST', '/partner/quotes', { baseUrl: svc.url, headers }, NYC);
+const getQuote = (id: string, headers: Record<string, string>) => call('GET', `/partner/quotes/${id}`, { baseUrl: svc.url, headers });
 
 function without(headers: Record<string, string>, name: string): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => k !== name));
@@ -95,12 +86,7 @@ describe('authentication', () => {
 
     const revokedAt = Date.now();
     await revokeCredential({ ctx: cliContext(svc.rt, 'test'), input: { clientId: cred.clientId } });
-    let last: Reply;
-    for (;;) {
-      last = await postQuote(cred.headers);
-      if (last.status !== 201 || Date.now() - revokedAt > 6000) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const last = await waitFor('the revoked key to stop working', () => postQuote(cred.headers), { until: (r) => r.status !== 201, timeoutMs: 6000, intervalMs: 100 });
     expect(last.status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(5000);
     expect(unauthorisedShape(last)).toBe(baseline);

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { call, type Reply } from '../support/partner-api';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -12,41 +13,22 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
 });
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
 interface ErrorEnvelope {
   error: { type: string; code: string; message: string; param?: string; errors?: { param: string; code: string; message: string }[]; request_id: string };
 }
 
-async function send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = partner.headers): Promise<Reply> {
-  const res = await fetch(`${svc.url}${path}`, { method, headers, body: body as BodyInit | undefined });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
-}
-
-const postQuote = (body: string | Uint8Array | undefined, headers?: Record<string, string>) => send('POST', '/partner/quotes', body, headers);
+const postQuote = (body: string | Uint8Array | undefined, headers = partner.headers) => call('POST', '/partner/quotes', { baseUrl: svc.url, headers }, body);
 
 /** What every answer must be, however bad the input: never a 5xx, always JSON, errors in the envelope. */
 function expectWellFormed(reply: Reply, context = ''): void {
   const why = `${context} → ${reply.status} ${reply.text.slice(0, 300)}`;
   expect(reply.status, why).toBeLessThan(500);
   expect(reply.headers.get('content-type'), why).toMatch(/^application\/json/);
-  expect(reply.json, why).toBeDefined();
+  expect(reply.body, why).toBeDefined();
   const requestId = reply.headers.get('x-request-id');
   expect(requestId, why).toMatch(/^req_/);
   if (reply.status >= 400) {
-    const { error } = reply.json as ErrorEnvelope;
+    const { error } = reply.body as ErrorEnvelope;
     expect(error, why).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.any(String), request_id: requestId });
     if (error.code.startsWith('parameter_')) {
       // A field error names the field; only an error about the body as a whole (an array, a string) has none.
@@ -185,9 +167,9 @@ describe('POST /partner/quotes with bad input', () => {
     const reply = await postQuote(c.body, headersFor(c));
     expectWellFormed(reply, c.name);
     expect(reply.status, reply.text.slice(0, 300)).toBe(c.status);
-    if (c.code) expect((reply.json as ErrorEnvelope).error.code).toBe(c.code);
-    if (c.param) expect((reply.json as ErrorEnvelope).error.param).toBe(c.param);
-    if (c.status === 201) expect(reply.json).toMatchObject({ object: 'quote' });
+    if (c.code) expect((reply.body as ErrorEnvelope).error.code).toBe(c.code);
+    if (c.param) expect((reply.body as ErrorEnvelope).error.param).toBe(c.param);
+    if (c.status === 201) expect(reply.body).toMatchObject({ object: 'quote' });
   });
 });
 
@@ -245,7 +227,7 @@ describe('body size', () => {
     const over = await postQuote(padded(64 * 1024 + 1));
     expectWellFormed(over, '64 KiB + 1');
     expect(over.status).toBe(413);
-    expect((over.json as ErrorEnvelope).error.code).toBe('payload_too_large');
+    expect((over.body as ErrorEnvelope).error.code).toBe('payload_too_large');
   });
 
   it.each([
@@ -362,7 +344,7 @@ describe('property: coordinates', () => {
           expect([201, 422], text).toContain(reply.status);
         } else {
           expect(reply.status, text).toBe(400);
-          const { error } = reply.json as ErrorEnvelope;
+          const { error } = reply.body as ErrorEnvelope;
           expect(invalid, text).toContain(error.param);
           expect(error.errors?.map((e) => e.param).sort(), text).toEqual([...invalid].sort());
         }
@@ -382,7 +364,7 @@ describe('routing', () => {
     ['GET', '/partner/%ZZ'],
     ['DELETE', '/partner/does/not/exist'],
   ])('%s %s → 404 JSON', async (method, path) => {
-    const reply = await send(method, path, method === 'POST' ? JSON.stringify(NYC) : undefined);
+    const reply = await call(method, path, partner, method === 'POST' ? JSON.stringify(NYC) : undefined);
     expectWellFormed(reply, `${method} ${path}`);
     expect(reply.status).toBe(404);
   });
@@ -396,11 +378,11 @@ describe('routing', () => {
     ['POST', '/partner/quotes/01ARZ3NDEKTSV4RRFFQ69G5FAV', 'GET'],
     ['DELETE', '/partner/quotes/01ARZ3NDEKTSV4RRFFQ69G5FAV', 'GET'],
   ])('%s %s → 405 JSON with Allow: %s', async (method, path, allow) => {
-    const reply = await send(method, path, ['POST', 'PUT', 'PATCH'].includes(method) ? JSON.stringify(NYC) : undefined);
+    const reply = await call(method, path, partner, ['POST', 'PUT', 'PATCH'].includes(method) ? JSON.stringify(NYC) : undefined);
     expectWellFormed(reply, `${method} ${path}`);
     expect(reply.status).toBe(405);
     expect(reply.headers.get('allow')).toBe(allow);
-    expect((reply.json as ErrorEnvelope).error.code).toBe('method_not_allowed');
+    expect((reply.body as ErrorEnvelope).error.code).toBe('method_not_allowed');
   });
 
   it.each([
@@ -420,35 +402,35 @@ describe('routing', () => {
     ['encoded whitespace', '%20%09%0A'],
     ['SQL', encodeURIComponent("' OR '1'='1' --")],
   ])('GET /partner/quotes/{%s} → 404 JSON', async (_name, id) => {
-    const reply = await send('GET', `/partner/quotes/${id}`);
+    const reply = await call('GET', `/partner/quotes/${id}`, partner);
     expectWellFormed(reply, id.slice(0, 100));
     expect(reply.status).toBe(404);
-    expect((reply.json as ErrorEnvelope).error.code).toBe('resource_missing');
+    expect((reply.body as ErrorEnvelope).error.code).toBe('resource_missing');
   });
 });
 
 // The guard sits in the partner-route wrapper, so every route has it; these routes would otherwise
 // carry U+0000 or a lone surrogate to Postgres, which refuses them (a 500).
 describe('text Postgres cannot store, on any partner route', () => {
-  const newQuoteId = async () => ((await postQuote(JSON.stringify(NYC))).json as { id: string }).id;
+  const newQuoteId = async () => ((await postQuote(JSON.stringify(NYC))).body as { id: string }).id;
 
   it.each([
     ['pickup.instructions', (q: string) => `{"quote_id":"${q}","pickup":{"instructions":"ring\\u0000twice"}}`],
     ['metadata.note', (q: string) => `{"quote_id":"${q}","metadata":{"note":"\\ud800"}}`],
     ['metadata.k\u0000', (q: string) => `{"quote_id":"${q}","metadata":{"k\\u0000":"v"}}`],
   ])('POST /partner/orders with bad text in %j → 400 naming it', async (param, body) => {
-    const reply = await send('POST', '/partner/orders', body(await newQuoteId()));
+    const reply = await call('POST', '/partner/orders', partner, body(await newQuoteId()));
     expectWellFormed(reply, param);
     expect(reply.status).toBe(400);
-    expect((reply.json as ErrorEnvelope).error).toMatchObject({ code: 'parameter_invalid', param });
+    expect((reply.body as ErrorEnvelope).error).toMatchObject({ code: 'parameter_invalid', param });
   });
 
   it('POST /partner/orders/{id}/cancel with a NUL in the reason → 400', async () => {
-    const order = await send('POST', '/partner/orders', JSON.stringify({ quote_id: await newQuoteId() }));
+    const order = await call('POST', '/partner/orders', partner, JSON.stringify({ quote_id: await newQuoteId() }));
     expect(order.status).toBe(201);
-    const reply = await send('POST', `/partner/orders/${(order.json as { id: string }).id}/cancel`, '{"reason":"x\\u0000"}');
+    const reply = await call('POST', `/partner/orders/${(order.body as { id: string }).id}/cancel`, partner, '{"reason":"x\\u0000"}');
     expectWellFormed(reply, 'cancel');
-    expect((reply.json as ErrorEnvelope).error).toMatchObject({ code: 'parameter_invalid', param: 'reason' });
+    expect((reply.body as ErrorEnvelope).error).toMatchObject({ code: 'parameter_invalid', param: 'reason' });
   });
 
   it.each([
@@ -457,13 +439,13 @@ describe('text Postgres cannot store, on any partner route', () => {
     ['/partner/orders/%ED%A0%80', '/partner/orders/%ED%A0%80'],
     ['/partner/events/{500 characters}', `/partner/events/${'E'.repeat(500)}`],
   ])('GET %s → 404', async (_name, path) => {
-    const reply = await send('GET', path);
+    const reply = await call('GET', path, partner);
     expectWellFormed(reply, path);
     expect(reply.status).toBe(404);
   });
 
   it.each(['/partner/events?type=%00', '/partner/events?order_id=a%00b', '/partner/orders?status=%ED%A0%80'])('GET %s → 400', async (path) => {
-    const reply = await send('GET', path);
+    const reply = await call('GET', path, partner);
     expectWellFormed(reply, path);
     expect(reply.status).toBe(400);
   });
@@ -475,7 +457,7 @@ describe('text Postgres cannot store, on any partner route', () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(fc.oneof(field, fc.string({ unit: 'binary', maxLength: 5 })), value, { maxKeys: 4 }), async (extra) => {
         const text = JSON.stringify({ quote_id: quoteId, ...extra });
-        const reply = await send('POST', '/partner/orders', text);
+        const reply = await call('POST', '/partner/orders', partner, text);
         expectWellFormed(reply, text.slice(0, 200));
       }),
       { numRuns: 100 },

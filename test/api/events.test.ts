@@ -8,6 +8,8 @@ import { purgeOldEvents } from '@/server/events/retention';
 import { eventResource } from '@/server/events/schemas';
 import { orderResource } from '@/server/orders/schemas';
 import { decideGoLive } from '@/server/partners/go-live';
+import { call } from '../support/partner-api';
+import { waitFor } from '../support/poll';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
@@ -33,12 +35,6 @@ beforeAll(async () => {
   svc = await startTestService();
   partner = await createTestPartner(svc);
 });
-
-async function call(method: string, path: string, who: TestPartner | Record<string, string>, body?: unknown) {
-  const headers = 'headers' in who ? (who as TestPartner).headers : (who as Record<string, string>);
-  const res = await fetch(`${svc.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
 
 async function newOrder(who: TestPartner) {
   const quote = await call('POST', '/partner/quotes', who, NYC);
@@ -104,7 +100,7 @@ describe('GET /partner/event-types', () => {
   });
 
   it('needs credentials', async () => {
-    expect((await call('GET', '/partner/event-types', {})).status).toBe(401);
+    expect((await call('GET', '/partner/event-types', { baseUrl: svc.url, headers: {} })).status).toBe(401);
   });
 });
 
@@ -245,8 +241,8 @@ describe('GET /partner/events', () => {
   });
 
   it('needs credentials', async () => {
-    expect((await call('GET', '/partner/events', {})).status).toBe(401);
-    expect((await call('GET', `/partner/events/${all[0]!.id}`, { 'x-client-id': lister.clientId, 'x-api-key': 'sk_sandbox_wrong' })).status).toBe(401);
+    expect((await call('GET', '/partner/events', { baseUrl: svc.url, headers: {} })).status).toBe(401);
+    expect((await call('GET', `/partner/events/${all[0]!.id}`, { ...lister, headers: { 'x-client-id': lister.clientId, 'x-api-key': 'sk_sandbox_wrong' } })).status).toBe(401);
   });
 });
 
@@ -319,8 +315,7 @@ describe('retention', () => {
     const expired = await insertEvent(who, new Date(Date.now() - 40 * DAY));
     const kept = await insertEvent(who, new Date(Date.now() - DAY));
     expect(await svc.rt.boss!.send('maintenance.purge-expired', {})).toBeTruthy();
-    const deadline = Date.now() + 15_000;
-    while ((await eventExists(expired)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the purge job to delete the expired event', async () => !(await eventExists(expired)), { timeoutMs: 15_000, intervalMs: 100 });
     expect(await eventExists(expired)).toBe(false);
     expect(await eventExists(kept)).toBe(true);
 

@@ -5,6 +5,7 @@ import { quotes } from '@/db/schema';
 import { cliContext } from '@/server/cli/operator-context';
 import { createPartner } from '@/server/partners/create';
 import { decideGoLive } from '@/server/partners/go-live';
+import { call, type Reply } from '../support/partner-api';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -15,19 +16,10 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
 });
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-}
+/** `who` sending an Idempotency-Key, or none when `key` is undefined. */
+const keyed = (key: string | undefined, who: TestPartner = partner): TestPartner => (key === undefined ? who : { ...who, headers: { ...who.headers, 'idempotency-key': key } });
 
-async function post(path: string, body: string, key: string | undefined, who: TestPartner = partner): Promise<Reply> {
-  const headers = key === undefined ? who.headers : { ...who.headers, 'idempotency-key': key };
-  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers, body });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const postQuote = (key: string | undefined, body: unknown = NYC, who?: TestPartner) => post('/partner/quotes', JSON.stringify(body), key, who);
+const postQuote = (key: string | undefined, body: unknown = NYC, who?: TestPartner) => call('POST', '/partner/quotes', keyed(key, who), body);
 const newKey = () => `key-${randomUUID()}`;
 const FAR = { pickup: NYC.pickup, dropoff: { lat: 41.5, lng: -73.9 } };
 const OTHER_TRIP = { pickup: NYC.pickup, dropoff: { lat: 40.7614, lng: -73.9776 } };
@@ -65,9 +57,9 @@ describe('Idempotency-Key on POST', () => {
     }
 
     const quote = JSON.parse(first.text);
-    const got = await fetch(`${svc.url}/partner/quotes/${quote.id}`, { headers: partner.headers });
+    const got = await call('GET', `/partner/quotes/${quote.id}`, partner);
     expect(got.status).toBe(200);
-    expect(await got.json()).toEqual(quote);
+    expect(got.body).toEqual(quote);
     expect(await quoteCount(partner)).toBe(before + 1);
   });
 
@@ -82,7 +74,7 @@ describe('Idempotency-Key on POST', () => {
     expect(errorOf(reused).request_id).toBe(reused.headers.get('x-request-id'));
 
     // Another endpoint with the same key is another request too.
-    const elsewhere = await post('/partner/orders', JSON.stringify({ quote_id: JSON.parse(first.text).id }), key);
+    const elsewhere = await call('POST', '/partner/orders', keyed(key), { quote_id: JSON.parse(first.text).id });
     expect(elsewhere.status).toBe(422);
     expect(errorOf(elsewhere).code).toBe('idempotency_key_reused');
 
@@ -104,7 +96,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('a 400 binds nothing: the corrected request may reuse the key', async () => {
     const key = newKey();
-    const malformed = await post('/partner/quotes', '{"pickup":', key);
+    const malformed = await call('POST', '/partner/quotes', keyed(key), '{"pickup":');
     expect(malformed.status).toBe(400);
     const invalid = await postQuote(key, { pickup: NYC.pickup });
     expect(invalid.status).toBe(400);
@@ -205,7 +197,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('GET ignores Idempotency-Key', async () => {
     const quote = JSON.parse((await postQuote(undefined)).text);
-    const res = await fetch(`${svc.url}/partner/quotes/${quote.id}`, { headers: { ...partner.headers, 'idempotency-key': 'k'.repeat(300) } });
+    const res = await call('GET', `/partner/quotes/${quote.id}`, keyed('k'.repeat(300)));
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
   });

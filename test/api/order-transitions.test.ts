@@ -4,6 +4,7 @@ import { cliContext } from '@/server/cli/operator-context';
 import { ConflictError } from '@/server/errors';
 import { advanceOrder } from '@/server/orders/advance';
 import { ORDER_STATUSES, type OrderStatus } from '@/server/orders/state-machine';
+import { call } from '../support/partner-api';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4, written out independently of server/orders/state-machine.ts.
@@ -27,14 +28,9 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
 });
 
-async function post(path: string, body: unknown = {}) {
-  const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: partner.headers, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
 async function newOrder(status: OrderStatus = 'created'): Promise<string> {
-  const quote = await post('/partner/quotes', NYC);
-  const order = await post('/partner/orders', { quote_id: quote.body.id });
+  const quote = await call('POST', '/partner/quotes', partner, NYC);
+  const order = await call('POST', '/partner/orders', partner, { quote_id: quote.body.id });
   if (status !== 'created') await svc.rt.db.execute(sql`update orders set status = ${status} where id = ${order.body.id}`);
   return order.body.id;
 }
@@ -79,7 +75,7 @@ describe('concurrent moves of one order', () => {
       const id = await newOrder('arrived_at_pickup');
       const before = (await eventTypes(id)).length;
       const [cancel, pickup] = await Promise.all([
-        post(`/partner/orders/${id}/cancel`),
+        call('POST', `/partner/orders/${id}/cancel`, partner, {}),
         advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'picked_up' } }).then(
           () => 'ok',
           (e: unknown) => (e instanceof ConflictError ? e.code : 'error'),
@@ -97,7 +93,7 @@ describe('concurrent moves of one order', () => {
 
   it('the same move twice at once: one 200, one 409 invalid_state_transition', async () => {
     const id = await newOrder('courier_assigned');
-    const results = await Promise.all([post(`/partner/orders/${id}/simulate`, { status: 'picked_up' }), post(`/partner/orders/${id}/simulate`, { status: 'picked_up' })]);
+    const results = await Promise.all([call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }), call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' })]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect((await eventTypes(id)).filter((t) => t === 'order.picked_up')).toHaveLength(1);
   });

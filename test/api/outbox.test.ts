@@ -6,6 +6,7 @@ import { withTransaction } from '@/server/context';
 import { moveOrder } from '@/server/orders/move';
 import type { OrderStatus } from '@/server/orders/state-machine';
 import * as api from '../support/partner-api';
+import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 2: every observable change is written with its event row and the pg-boss job
@@ -70,15 +71,6 @@ async function orderRow(id: string) {
     sql`select status, status_history from orders where id = ${id}`,
   );
   return row!;
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The envelope of spec part 2, field by field, with nothing else in it. */
@@ -270,7 +262,7 @@ describe('the event outbox', () => {
       }),
     );
     const pending = () => svc.rt.db.execute<{ state: string; n: number }>(sql`select state, count(*)::int as n from pgboss.job where name = 'webhooks.fanout' and state <> 'completed' group by state`);
-    expect(Array.from(await until(pending, (rows) => rows.length === 0, 10_000))).toEqual([]);
+    expect(Array.from(await waitFor('every fan-out job completed', pending, { until: (rows) => rows.length === 0, timeoutMs: 10_000, intervalMs: 100 }))).toEqual([]);
     const jobs = await fanOutJobs(ids);
     expect(jobs.map((j) => j.state)).toEqual(['completed', 'completed']);
   });

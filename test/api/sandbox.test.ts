@@ -5,6 +5,7 @@ import { sandboxTimeoutJob } from '@/jobs/sandbox';
 import { runScenarioStep } from '@/server/orders/scenario-step';
 import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
 import * as api from '../support/partner-api';
+import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4, sandbox: one step by hand (simulate), whole scenarios by scheduled jobs, and
@@ -39,15 +40,6 @@ async function stepJobs(orderId: string): Promise<{ state: string; step: number 
     sql`select state, (data->>'step')::int as step from pgboss.job where name = 'sandbox.scenario-step' and data->>'order_id' = ${orderId} order by created_on`,
   );
   return Array.from(rows);
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function backdate(orderId: string, seconds: number) {
@@ -234,11 +226,11 @@ describe('simulation on order creation', () => {
     const expected = SCENARIOS[scenario]!;
     const order = await newOrder(partner, { simulation: { scenario, step_seconds: 1 } });
     expect(order).toMatchObject({ status: 'created', simulation: { scenario, step_seconds: 1 } });
-    const events = await until(
-      () => eventsOf(order.id),
-      (es) => es.length >= expected.events.length,
-      30_000,
-    );
+    const events = await waitFor(`the ${expected.events.length} events of ${scenario}`, () => eventsOf(order.id), {
+      until: (es) => es.length >= expected.events.length,
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
     expect(events.map((e) => e.type)).toEqual(expected.events);
     const final = await getOrder(order.id);
     expect(final.status).toBe(expected.status);
@@ -248,11 +240,11 @@ describe('simulation on order creation', () => {
     expect(events.at(-1)!.created - events[0]!.created).toBeGreaterThanOrEqual(expected.events.length - 2);
     if (scenario === 'cancelled_by_courier') expect(final.cancellation).toEqual({ reason: expect.any(String), source: 'courier' });
     // Every step's job completed; none failed, none left over.
-    const jobs = await until(
-      () => stepJobs(order.id),
-      (js) => js.every((j) => j.state === 'completed'),
-      5_000,
-    );
+    const jobs = await waitFor('every step job completed', () => stepJobs(order.id), {
+      until: (js) => js.every((j) => j.state === 'completed'),
+      timeoutMs: 5_000,
+      intervalMs: 200,
+    });
     expect(jobs.map((j) => [j.step, j.state])).toEqual(expected.events.slice(1).map((_, i) => [i, 'completed']));
   });
 
@@ -260,11 +252,11 @@ describe('simulation on order creation', () => {
     // 15 orders of five steps each, a step a second: 75 steps due within about five seconds.
     const orders = await Promise.all(Array.from({ length: 15 }, () => newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } })));
     const started = Date.now();
-    const statuses = await until(
-      () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)),
-      (ss) => ss.every((s) => s === 'delivered'),
-      25_000,
-    );
+    const statuses = await waitFor('all 15 orders delivered', () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)), {
+      until: (ss) => ss.every((s) => s === 'delivered'),
+      timeoutMs: 25_000,
+      intervalMs: 200,
+    });
     expect(statuses.every((s) => s === 'delivered')).toBe(true);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
@@ -274,11 +266,11 @@ describe('simulation on order creation', () => {
     const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
     expect(cancelled.status).toBe(200);
     // The step that was due runs, finds the order cancelled, and schedules nothing more.
-    const jobs = await until(
-      () => stepJobs(order.id),
-      (js) => js.length > 0 && js.every((j) => j.state === 'completed' || j.state === 'failed'),
-      15_000,
-    );
+    const jobs = await waitFor('the due step job to finish', () => stepJobs(order.id), {
+      until: (js) => js.length > 0 && js.every((j) => j.state === 'completed' || j.state === 'failed'),
+      timeoutMs: 15_000,
+      intervalMs: 200,
+    });
     expect(jobs).toEqual([{ step: 0, state: 'completed' }]);
     expect(await eventTypes(order.id)).toEqual(['order.created', 'order.cancelled']);
     const final = await getOrder(order.id);

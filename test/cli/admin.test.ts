@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, type Caller } from '../support/partner-api';
 import { NYC, startTestService, type TestService } from '../support/service';
 
 // The admin CLI as operators run it: a child process per command, over the database of a running
@@ -83,12 +84,9 @@ async function counts() {
   return row;
 }
 
-const quote = (apiKey: string, clientId: string) =>
-  fetch(`${svc.url}/partner/quotes`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'x-client-id': clientId, 'content-type': 'application/json' },
-    body: JSON.stringify(NYC),
-  });
+/** The partner API as the holder of a key the CLI issued. */
+const holder = (apiKey: string, clientId: string): Caller => ({ baseUrl: svc.url, headers: { 'x-api-key': apiKey, 'x-client-id': clientId, 'content-type': 'application/json' } });
+const quote = (apiKey: string, clientId: string) => call('POST', '/partner/quotes', holder(apiKey, clientId), NYC);
 
 describe('admin CLI', () => {
   let partnerId: string;
@@ -102,7 +100,7 @@ describe('admin CLI', () => {
     expect(cred).toEqual({ client_id: expect.stringMatching(/^ci_/), api_key: expect.stringMatching(/^sk_sandbox_/), environment: 'sandbox' });
     const res = await quote(cred.api_key, cred.client_id);
     expect(res.status).toBe(201);
-    expect((await res.json()).livemode).toBe(false);
+    expect(res.body.livemode).toBe(false);
 
     const revoked = await ok(['credentials', 'revoke', '--client-id', cred.client_id]);
     expect(revoked).toEqual({ client_id: cred.client_id, revoked_at: expect.any(Number) });
@@ -132,7 +130,7 @@ describe('admin CLI', () => {
     expect(live).toMatchObject({ api_key: expect.stringMatching(/^sk_live_/), environment: 'production' });
     const res = await quote(live.api_key, live.client_id);
     expect(res.status).toBe(201);
-    expect((await res.json()).livemode).toBe(true);
+    expect(res.body.livemode).toBe(true);
   });
 
   it('edits the allowlist (the service applies it) and sets the rate limit', async () => {
@@ -169,11 +167,10 @@ describe('admin CLI', () => {
 
   it('advances an order along the state machine and refuses an illegal move', async () => {
     const cred = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'sandbox']);
-    const headers = { 'x-api-key': cred.api_key, 'x-client-id': cred.client_id, 'content-type': 'application/json' };
-    const q = await (await quote(cred.api_key, cred.client_id)).json();
-    const created = await fetch(`${svc.url}/partner/orders`, { method: 'POST', headers, body: JSON.stringify({ quote_id: q.id }) });
+    const q = (await quote(cred.api_key, cred.client_id)).body;
+    const created = await call('POST', '/partner/orders', holder(cred.api_key, cred.client_id), { quote_id: q.id });
     expect(created.status).toBe(201);
-    const order = await created.json();
+    const order = created.body;
 
     const moved = await ok(['order', 'advance', '--order', order.id, '--status', 'courier_assigned']);
     expect(moved).toMatchObject({ object: 'order', id: order.id, status: 'courier_assigned' });

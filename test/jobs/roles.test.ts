@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
+import { settle, waitFor } from '../support/poll';
 import { startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../support/service';
 
 // WORKERS=off makes a web-only process; `npm run worker` (server/boot/worker.ts) a worker-only one.
@@ -19,15 +20,6 @@ async function jobState(id: string): Promise<string | undefined> {
   return rows[0]?.state;
 }
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('process roles', () => {
   it('a web-only process enqueues but does not work; a separate worker process does the job', async () => {
     await web.rt.db.execute(
@@ -36,13 +28,14 @@ describe('process roles', () => {
     const id = await web.rt.boss!.send('maintenance.purge-expired', {});
     expect(id).toBeTruthy();
     // Nothing in this process works the queue: the job stays queued.
-    expect(await until(() => jobState(id!), (s) => s !== 'created', 2500)).toBe('created');
+    await settle(2500, 'to show that no worker in this process picks the job up');
+    expect(await jobState(id!)).toBe('created');
 
     worker = spawn('node_modules/.bin/tsx', ['server/boot/worker.ts'], {
       env: { ...process.env, DATABASE_URL: web.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(await until(() => jobState(id!), (s) => s === 'completed', 20_000)).toBe('completed');
+    expect(await waitFor('the worker process to complete the job', () => jobState(id!), { until: (s) => s === 'completed', timeoutMs: 20_000, intervalMs: 100 })).toBe('completed');
     const left = await web.rt.db.execute(sql`select 1 from idempotency_keys where key = 'old'`);
     expect(left.length).toBe(0);
   });

@@ -8,6 +8,8 @@ import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded/start'
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
+import { call, type Caller } from '../support/partner-api';
+import { msUntil, waitFor, type WaitOptions } from '../support/poll';
 import { createTestPartner, TEST_ENCRYPTION_KEY, NYC, type TestPartner } from '../support/service';
 
 // A database outage under a running service: this file runs its own embedded Postgres, stops it
@@ -67,31 +69,17 @@ interface Timed {
   json: unknown;
 }
 
-/** One request with a hard client-side limit, so a hanging server fails the test instead of stalling it. */
-async function timed(pathname: string, init: RequestInit = {}): Promise<Timed> {
+/** One timed request (a GET without credentials unless told), with a hard client-side limit so that a hanging server fails the test instead of stalling it. */
+async function timed(pathname: string, who: Caller = { baseUrl: url, headers: {} }, method = 'GET', body?: unknown): Promise<Timed> {
   const started = performance.now();
-  const res = await fetch(`${url}${pathname}`, { ...init, signal: AbortSignal.timeout(15_000) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, ms: performance.now() - started, contentType: res.headers.get('content-type'), json };
+  const res = await call(method, pathname, who, body, { timeoutMs: 15_000 });
+  return { status: res.status, ms: performance.now() - started, contentType: res.headers.get('content-type'), json: res.body };
 }
 
-const quote = (p: TestPartner) => timed('/partner/quotes', { method: 'POST', headers: p.headers, body: JSON.stringify(NYC) });
+const quote = (p: TestPartner) => timed('/partner/quotes', p, 'POST', NYC);
 
-/** Polls until `ok` holds; returns the time it took, or throws past the deadline. */
-async function until(what: string, ok: () => Promise<boolean>, deadlineMs: number): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    if (await ok().catch(() => false)) return performance.now() - started;
-    if (performance.now() - started > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waiting for recovery: an error meanwhile (the database still coming back) counts as not yet. */
+const recovering: WaitOptions = { intervalMs: 100, ignoreErrors: true };
 
 /** The postmaster of this file's Postgres and all its children (backends, checkpointer, ...). */
 function postgresPids(): number[] {
@@ -145,7 +133,7 @@ describe('database outage', () => {
     expect(post.ms).toBeLessThan(5500);
 
     // A credential this process has not seen: the failed lookup is a 503, never a 401.
-    const get = await timed(`/partner/quotes/${quoteId}`, { headers: uncached.headers });
+    const get = await timed(`/partner/quotes/${quoteId}`, uncached);
     expectUnavailable(get);
     expect(get.ms).toBeLessThan(5500);
 
@@ -158,7 +146,7 @@ describe('database outage', () => {
     // Stay down for a while (the credential cache TTL passes, pg-boss keeps failing) and ask again.
     const repeated: Timed[] = [];
     while (performance.now() - downAt < 4000) {
-      repeated.push(await quote(cached), await timed(`/partner/quotes/${quoteId}`, { headers: uncached.headers }));
+      repeated.push(await quote(cached), await timed(`/partner/quotes/${quoteId}`, uncached));
     }
     for (const r of repeated) expectUnavailable(r);
     const worst = Math.max(post.ms, get.ms, ...repeated.map((r) => r.ms));
@@ -171,8 +159,8 @@ describe('database outage', () => {
     pg = await startEmbeddedPostgres({ dataDir: dir, port });
     expect(Number(new URL(pg.url).port)).toBe(port);
     const upAt = performance.now();
-    const quotesBack = await until('quotes succeed again', async () => (await quote(cached)).status === 201, 10_000);
-    const readyBack = await until('/readyz is 200 again', async () => (await timed('/readyz')).status === 200, 10_000 - quotesBack);
+    const quotesBack = await msUntil('quotes to succeed again', async () => (await quote(cached)).status === 201, { ...recovering, timeoutMs: 10_000 });
+    const readyBack = await msUntil('/readyz to be 200 again', async () => (await timed('/readyz')).status === 200, { ...recovering, timeoutMs: 10_000 - quotesBack });
     // The credential first seen during the outage was not remembered as unknown.
     const later = await quote(uncached);
     expect(later.status).toBe(201);
@@ -181,10 +169,10 @@ describe('database outage', () => {
     // The job queue recovered too: a job enqueued now is worked by this process's workers.
     const jobId = await svc.rt.boss!.send('maintenance.purge-expired', {});
     expect(jobId).toBeTruthy();
-    const jobDone = await until(
-      'a job is worked after the outage',
+    const jobDone = await msUntil(
+      'a job to be worked after the outage',
       async () => (await svc.rt.db.execute<{ state: string }>(sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
-      15_000,
+      { ...recovering, timeoutMs: 15_000 },
     );
 
     console.info(
@@ -206,7 +194,7 @@ describe('database outage', () => {
     try {
       const [post, get, ready, health] = await Promise.all([
         quote(cached),
-        timed(`/partner/quotes/${MISSING}`, { headers: unseen.headers }),
+        timed(`/partner/quotes/${MISSING}`, unseen),
         timed('/readyz'),
         timed('/healthz'),
       ]);
@@ -228,10 +216,10 @@ describe('database outage', () => {
       frozen = [];
     }
     const thawedAt = performance.now();
-    await until('quotes succeed after the thaw', async () => (await quote(cached)).status === 201, 10_000);
-    await until('/readyz is 200 after the thaw', async () => (await timed('/readyz')).status === 200, 10_000);
+    await waitFor('quotes to succeed after the thaw', async () => (await quote(cached)).status === 201, { ...recovering, timeoutMs: 10_000 });
+    await waitFor('/readyz to be 200 after the thaw', async () => (await timed('/readyz')).status === 200, { ...recovering, timeoutMs: 10_000 });
     // The key first seen while frozen authenticates now (404: no such quote, rather than 401).
-    expect((await timed(`/partner/quotes/${MISSING}`, { headers: unseen.headers })).status).toBe(404);
+    expect((await timed(`/partner/quotes/${MISSING}`, unseen)).status).toBe(404);
     console.info(`[db-outage] frozen Postgres: recovered ${(performance.now() - thawedAt).toFixed(0)} ms after SIGCONT`);
     expect(unhandled).toEqual([]);
   });

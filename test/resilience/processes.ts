@@ -114,13 +114,3 @@ export async function seedQuote(svc: RunningProcess, partner: TestPartner): Prom
   });
   return quote.id;
 }
-
-/** Polls `ok` until it holds or the deadline passes; returns the elapsed milliseconds, or throws. */
-export async function until(what: string, ok: () => Promise<boolean>, deadlineMs: number, intervalMs = 50): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    if (await ok()) return performance.now() - started;
-    if (performance.now() - started > deadlineMs) throw new Error(`${what}: not within ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

@@ -2,8 +2,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
+import { call } from '../support/partner-api';
+import { msUntil } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
-import { seedQuote, spawnServer, until, type ServerProcess } from './processes';
+import { seedQuote, spawnServer, type ServerProcess } from './processes';
 
 // The rate limit is per credential and shared by every web process through Postgres. Two real
 // server processes (`tsx server/boot/web.ts`) share one database; the test counts what they admit.
@@ -36,9 +38,8 @@ interface Sample {
 }
 
 async function get(server: number, path: string, partner: TestPartner): Promise<Sample> {
-  const res = await fetch(`${servers[server]!.url}${path}`, { headers: partner.headers, signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  return { server, status: res.status, headers: res.headers, body: res.status === 200 ? undefined : JSON.parse(text) };
+  const res = await call('GET', path, { ...partner, baseUrl: servers[server]!.url }, undefined, { timeoutMs: 10_000 });
+  return { server, status: res.status, headers: res.headers, body: res.status === 200 ? undefined : res.body };
 }
 
 /**
@@ -65,6 +66,7 @@ async function paced(server: number, path: string, partner: TestPartner, perTick
   for (let tick = 0; tick < ticks; tick++) {
     for (let i = 0; i < perTick; i++) pending.push(get(server, path, partner));
     const wait = started + (tick + 1) * tickMs - performance.now();
+    // Pacing, not waiting for a condition: the next tick's requests leave on schedule.
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
   const samples = await Promise.all(pending);
@@ -156,7 +158,7 @@ describe('rate limit across processes', () => {
     const raised = 1000;
     await setRateLimit({ ctx: cliContext(svc.rt, 'test'), input: { partnerId: partner.partnerId, perSecond: raised } });
     // The process learns the new limit when its cached credential expires (CREDENTIAL_CACHE_TTL_MS).
-    const applied = await until('the raised limit applies', async () => (await get(0, path, partner)).headers.get('ratelimit-limit') === String(raised), 5000);
+    const applied = await msUntil('the raised limit to apply', async () => (await get(0, path, partner)).headers.get('ratelimit-limit') === String(raised), { timeoutMs: 5000 });
     const leasesBefore = await leases(partner.clientId);
 
     const after = await paced(0, path, partner, 30, 20, 100);

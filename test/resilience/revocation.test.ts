@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAllowlistEntry } from '@/server/allowlist/edit';
 import { cliContext } from '@/server/cli/operator-context';
 import { revokeCredential } from '@/server/credentials/revoke';
+import { call } from '../support/partner-api';
+import { msUntil } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
-import { seedQuote, spawnServer, until, type ServerProcess } from './processes';
+import { seedQuote, spawnServer, type ServerProcess } from './processes';
 
 // Revocations and allowlist edits made by an operator reach every web process within 5 s, even
 // though each process caches verified credentials (and their allowlist) for a few seconds.
@@ -22,9 +24,8 @@ afterAll(async () => {
 });
 
 async function status(server: ServerProcess, path: string, partner: TestPartner): Promise<{ status: number; code?: string }> {
-  const res = await fetch(`${server.url}${path}`, { headers: partner.headers, signal: AbortSignal.timeout(5000) });
-  const body = (await res.json()) as { error?: { code?: string } };
-  return { status: res.status, code: body.error?.code };
+  const res = await call('GET', path, { ...partner, baseUrl: server.url }, undefined, { timeoutMs: 5000 });
+  return { status: res.status, code: res.body.error?.code };
 }
 
 /** A partner whose key is known (cached) in both processes: each has just served it a 200. */
@@ -37,7 +38,7 @@ async function cachedEverywhere(): Promise<{ partner: TestPartner; path: string 
 
 /** Polls every process in parallel until `done` holds for its responses; returns the time each took. */
 function propagation(path: string, partner: TestPartner, done: (r: { status: number; code?: string }) => boolean): Promise<number[]> {
-  return Promise.all(servers.map((server, i) => until(`process ${i}`, async () => done(await status(server, path, partner)), PROPAGATION_LIMIT_MS, 25)));
+  return Promise.all(servers.map((server, i) => msUntil(`the change to reach process ${i}`, async () => done(await status(server, path, partner)), { timeoutMs: PROPAGATION_LIMIT_MS, intervalMs: 25 })));
 }
 
 describe('revocation and allowlist edits across processes', () => {

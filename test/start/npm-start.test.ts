@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/db/embedded/free-port';
+import { waitFor } from '../support/poll';
 
 // The newcomer's path: `npm start` (what it runs: `tsx server/boot/web.ts`) with no DATABASE_URL, from an
 // empty DATA_DIR, then again on the same one, after a SIGKILL, and with the web console on.
@@ -152,14 +153,6 @@ function processesUsing(dir: string): number[] {
   return found;
 }
 
-async function waitFor(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!ok()) {
-    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 function runBash(command: string): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile('bash', ['-c', command], { timeout: 20_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
@@ -188,7 +181,7 @@ afterAll(async () => {
         // already gone
       }
     }
-    await waitFor(`processes under ${dir} gone`, () => processesUsing(dir).length === 0, 10_000).catch(() => {});
+    await waitFor(`processes under ${dir} gone`, () => processesUsing(dir).length === 0, { timeoutMs: 10_000 }).catch(() => {});
     await rm(dir, { recursive: true, force: true });
   }
 }, 30_000);
@@ -243,7 +236,7 @@ describe('npm start without DATABASE_URL (console off)', () => {
     const killed = exited(first.child);
     for (const pid of [first.child.pid!, ...server]) process.kill(pid, 'SIGKILL');
     await killed;
-    await waitFor('the server process gone', () => server.every((pid) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')), 5000);
+    await waitFor('the server process gone', () => server.every((pid) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')), { timeoutMs: 5000 });
     const orphans = processesUsing(dataDir);
     expect(orphans.length).toBeGreaterThan(0); // the embedded Postgres, still running
 
@@ -263,7 +256,7 @@ describe('npm start without DATABASE_URL (console off)', () => {
     // It adopted the orphan, so its SIGTERM stops that Postgres too: nothing is left on the data dir.
     const stopped = await terminate(third);
     expect(stopped.code).toBe(0);
-    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, 5000);
+    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, { timeoutMs: 5000 });
     expect(processesUsing(dataDir)).toEqual([]);
   }, 90_000);
 
@@ -278,7 +271,7 @@ describe('npm start without DATABASE_URL (console off)', () => {
     // queue, not by the terminal's signal while the service still uses it.
     const afterSignal = s.output().slice(s.output().indexOf('shutting down'));
     expect(afterSignal).not.toMatch(/"level":(40|50)/);
-    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, 5000);
+    await waitFor('no process left on the data dir', () => processesUsing(dataDir).length === 0, { timeoutMs: 5000 });
   }, 60_000);
 });
 

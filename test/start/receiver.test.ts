@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
-import { eventually } from '../support/receiver';
+import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // `npm run receiver`, the local receiver a newcomer tries webhooks with: it subscribes itself,
@@ -29,7 +29,7 @@ afterAll(() => {
   child.kill('SIGKILL');
 });
 
-const line = (pattern: RegExp) => eventually(() => output.find((l) => pattern.test(l)), 20_000);
+const line = (pattern: RegExp) => waitFor(`a line matching ${pattern}`, () => output.find((l) => pattern.test(l)), { timeoutMs: 20_000, context: () => output.join('\n') });
 
 describe('npm run receiver', () => {
   it('subscribes, receives the webhook.test and an order event, and finds both signatures valid', async () => {

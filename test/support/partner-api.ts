@@ -1,17 +1,46 @@
 import { expect } from 'vitest';
 import { NYC, type TestPartner } from './service';
 
+/** Who calls: a TestPartner, or any base URL and headers (no, wrong or extra credentials; another process). */
+export type Caller = Pick<TestPartner, 'baseUrl' | 'headers'>;
+
 export interface Reply {
   status: number;
   headers: Headers;
+  /** The body as received, for byte-for-byte comparisons. */
+  text: string;
+  /** The body parsed as JSON; undefined when it is empty or not JSON (`text` has it then). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever the API answered
   body: any;
 }
 
-/** One request to the partner API as `who`, JSON in, status and parsed JSON out. */
-export async function call(method: string, path: string, who: TestPartner, body?: unknown): Promise<Reply> {
-  const res = await fetch(`${who.baseUrl}${path}`, { method, headers: who.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, body: await res.json() };
+export interface CallOptions {
+  /** Abort the request after this long, so that a hanging server fails the test instead of stalling it. */
+  timeoutMs?: number;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One request to the service as `who`, with exactly `who.headers`. `body` is sent as JSON, except a
+ * string or bytes, which are sent as they are (malformed JSON, exact bytes); undefined sends no body.
+ */
+export async function call(method: string, path: string, who: Caller, body?: unknown, opts: CallOptions = {}): Promise<Reply> {
+  const res = await fetch(`${who.baseUrl}${path}`, {
+    method,
+    headers: who.headers,
+    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+    signal: opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: parseJson(text) };
 }
 
 /** A fresh quote (NYC, well inside the default service radius); returns its id. */

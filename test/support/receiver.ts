@@ -63,13 +63,3 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
       }),
   };
 }
-
-/** Polls until `fn` returns something truthy or the deadline passes (then returns the last value). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

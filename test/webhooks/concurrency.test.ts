@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
-import { eventually, startReceiver } from '../support/receiver';
+import { waitFor } from '../support/poll';
+import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 5: per-subscription concurrency is bounded (WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION,
@@ -39,16 +40,16 @@ describe('a slow receiver', () => {
     await subscribe(fastPartner, '/fast');
     const backlog = 40;
     const slowOrders = await Promise.all(Array.from({ length: backlog }, () => newOrder(slowPartner)));
-    await eventually(() => maxInFlight >= 5, 10_000);
+    await waitFor('5 attempts in flight to the slow receiver', () => maxInFlight >= 5, { timeoutMs: 10_000 });
 
     const createdAt = Date.now();
     const fastOrder = await newOrder(fastPartner);
-    const fast = await eventually(() => receiver.received.find((r) => r.path === '/fast' && r.rawBody.toString().includes(fastOrder.id)), 10_000);
+    const fast = await waitFor("the other partner's delivery", () => receiver.received.find((r) => r.path === '/fast' && r.rawBody.toString().includes(fastOrder.id)), { timeoutMs: 10_000 });
     expect(fast).toBeTruthy();
     const fastLatencyMs = fast!.at - createdAt;
     const slowDoneBefore = receiver.received.filter((r) => r.path === '/slow').length;
 
-    const allSlow = await eventually(() => receiver.received.filter((r) => r.path === '/slow').length >= backlog, 30_000);
+    const allSlow = await waitFor('every slow delivery', () => receiver.received.filter((r) => r.path === '/slow').length >= backlog, { timeoutMs: 30_000 });
     expect(allSlow).toBe(true);
     console.log(`[concurrency] max in flight to the slow receiver: ${maxInFlight}; the other partner's event arrived in ${fastLatencyMs} ms, with ${backlog - slowDoneBefore} of ${backlog} slow deliveries still queued`);
     expect(maxInFlight).toBeLessThanOrEqual(10);

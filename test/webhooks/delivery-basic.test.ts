@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startReceiver } from '../support/receiver';
+import { call } from '../support/partner-api';
+import { waitFor } from '../support/poll';
+import { startReceiver } from '../support/receiver';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Verification written from the spec's part 5, independently of server/webhooks/signing.ts.
@@ -22,19 +24,14 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: partner.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
 describe('webhook delivery, end to end over HTTPS', () => {
   it('delivers a signed webhook.test via the spec path /webhooks/{id}/test', async () => {
-    const created = await call('POST', '/webhooks', { url: receiver.url, description: 'main' });
+    const created = await call('POST', '/webhooks', partner, { url: receiver.url, description: 'main' });
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^whsec_/);
-    const test = await call('POST', `/webhooks/${created.body.id}/test`);
+    const test = await call('POST', `/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
-    const got = await eventually(() => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const got = await waitFor('the webhook.test delivery', () => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
     expect(got).toBeTruthy();
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.headers['x-service-event']).toBe('webhook.test');
@@ -44,13 +41,13 @@ describe('webhook delivery, end to end over HTTPS', () => {
   });
 
   it('delivers order events to a subscription with empty filters', async () => {
-    const quote = await call('POST', '/partner/quotes', NYC);
-    const order = await call('POST', '/partner/orders', { quote_id: quote.body.id });
-    const got = await eventually(() => receiver.received.find((r) => JSON.parse(r.rawBody.toString()).data.object.id === order.body.id));
+    const quote = await call('POST', '/partner/quotes', partner, NYC);
+    const order = await call('POST', '/partner/orders', partner, { quote_id: quote.body.id });
+    const got = await waitFor('the order.created delivery', () => receiver.received.find((r) => JSON.parse(r.rawBody.toString()).data.object.id === order.body.id));
     expect(got!.headers['x-service-event']).toBe('order.created');
-    const deliveries = await eventually(async () => {
-      const subs = await call('GET', '/partner/webhooks');
-      const list = await call('GET', `/partner/webhooks/${subs.body.data[0].id}/deliveries`);
+    const deliveries = await waitFor('a succeeded order.created delivery', async () => {
+      const subs = await call('GET', '/partner/webhooks', partner);
+      const list = await call('GET', `/partner/webhooks/${subs.body.data[0].id}/deliveries`, partner);
       return list.body.data.find((d: { event_type: string; status: string }) => d.event_type === 'order.created' && d.status === 'succeeded');
     });
     expect(deliveries.attempts[0]).toMatchObject({ attempt: 1, response_status: 200, error_kind: null, trigger: 'scheduled' });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
-import { eventually, startReceiver } from '../support/receiver';
+import { call } from '../support/partner-api';
+import { waitFor } from '../support/poll';
+import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development and tests only) lifts the address policy, and
@@ -25,11 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: partner.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
 describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
   it.each([
     ['localhost', (port: number) => `https://localhost:${port}/hooks/localhost`],
@@ -38,16 +35,16 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
     ['a name resolving to loopback (as in ssrf.test.ts)', (port: number) => `https://receiver.test:${port}/hooks/name`],
   ])('a loopback receiver via %s is accepted and delivered', async (_label, urlFor) => {
     const url = urlFor(receiver.port);
-    const created = await call('POST', '/partner/webhooks', { url });
+    const created = await call('POST', '/partner/webhooks', partner, { url });
     expect(created.status).toBe(201);
     expect(created.body.url).toBe(url);
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`);
+    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
-    const got = await eventually(() => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const got = await waitFor('the webhook.test delivery', () => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
     expect(got).toBeTruthy();
     expect(got!.path).toBe(new URL(url).pathname);
-    const delivery = await eventually(async () => {
-      const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`);
+    const delivery = await waitFor('a succeeded delivery', async () => {
+      const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`, partner);
       return list.body.data.find((d: { status: string }) => d.status === 'succeeded');
     });
     expect(delivery.attempts[0]).toMatchObject({ attempt: 1, response_status: 200, error_kind: null });
@@ -55,13 +52,17 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
 
   it('does not follow a redirect: a 307 is a failed attempt and the target is never asked', async () => {
     receiver.setResponder((req) => (req.path === '/hooks/redirect' ? { status: 307, headers: { location: `https://127.0.0.1:${receiver.port}/hooks/target` } } : { status: 200, body: 'ok' }));
-    const created = await call('POST', '/partner/webhooks', { url: `https://receiver.test:${receiver.port}/hooks/redirect` });
+    const created = await call('POST', '/partner/webhooks', partner, { url: `https://receiver.test:${receiver.port}/hooks/redirect` });
     expect(created.status).toBe(201);
-    await call('POST', `/partner/webhooks/${created.body.id}/test`);
-    const failed = await eventually(async () => {
-      const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`);
-      return list.body.data.find((d: { status: string }) => d.status === 'failed');
-    }, 15_000);
+    await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
+    const failed = await waitFor(
+      'the redirected delivery to fail',
+      async () => {
+        const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`, partner);
+        return list.body.data.find((d: { status: string }) => d.status === 'failed');
+      },
+      { timeoutMs: 15_000 },
+    );
     receiver.setResponder(() => ({ status: 200, body: 'ok' }));
     expect(failed).toBeTruthy();
     expect(failed.attempts).toHaveLength(3);
@@ -78,7 +79,7 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
       ['https://nowhere.test/hooks', 'url_unresolvable'],
     ];
     for (const [url, code] of cases) {
-      const res = await call('POST', '/partner/webhooks', { url });
+      const res = await call('POST', '/partner/webhooks', partner, { url });
       expect(res.status).toBe(400);
       expect(res.body.error.param).toBe('url');
       if (code) expect(res.body.error.code).toBe(code);

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
 import { call, newOrder } from '../support/partner-api';
-import { eventually, startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
+import { waitFor } from '../support/poll';
+import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Webhook delivery across real processes over one database: `npm start` with WORKERS=off plus
@@ -55,7 +56,9 @@ describe('split roles', () => {
     for (let i = 0; i < 5; i++) {
       const sent = Date.now();
       const order = await newOrder(partner);
-      const got = await eventually(() => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id));
+      const got = await waitFor('the order.created delivery from the worker process', () => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id), {
+        context: () => web.output.join('') + w.output.join(''),
+      });
       expect(got, web.output.join('') + w.output.join('')).toBeTruthy();
       latencies.push(got!.at - sent);
     }
@@ -73,13 +76,13 @@ describe('a worker killed with SIGKILL mid-delivery', () => {
     // The first attempt is held open (the worker dies while it waits); later ones are answered.
     await subscribe(partner, '/killed', () => (++requests === 1 ? { status: 200, delayMs: 30_000 } : { status: 200 }));
     const order = await newOrder(partner);
-    const held = await eventually(() => receiver.received.find((r) => r.path === '/killed'), 15_000);
+    const held = await waitFor('the first attempt, held open', () => receiver.received.find((r) => r.path === '/killed'), { timeoutMs: 15_000, context: () => first.output.join('') });
     expect(held, first.output.join('')).toBeTruthy();
     await first.kill();
     workers.splice(workers.indexOf(first), 1);
     const killedAt = Date.now();
     await worker();
-    const again = await eventually(() => receiver.received.filter((r) => r.path === '/killed')[1], 60_000, 250);
+    const again = await waitFor('the redelivery after the restart', () => receiver.received.filter((r) => r.path === '/killed')[1], { timeoutMs: 60_000, intervalMs: 250 });
     expect(again).toBeTruthy();
     const seconds = (again!.at - killedAt) / 1000;
     console.log(`[processes] SIGKILL mid-delivery: redelivered ${seconds.toFixed(1)} s after the kill`);
@@ -99,10 +102,18 @@ describe('a receiver outage of a few seconds', () => {
     const subscription = await subscribe(partner, '/outage', () => ({ status: 200 }), port);
     await flaky.close();
     const orders = await Promise.all(Array.from({ length: 5 }, () => newOrder(partner)));
-    await new Promise((r) => setTimeout(r, 3000));
+    // The receiver stays down until every delivery has failed its first attempt.
+    await waitFor(
+      'a failed first attempt of each of the 5 deliveries',
+      async () => {
+        const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
+        return list.body.data.length === 5 && list.body.data.every((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection');
+      },
+      { timeoutMs: 15_000, intervalMs: 100 },
+    );
     const back = await startReceiver(() => ({ status: 200 }), { port });
     try {
-      const all = await eventually(() => orders.every((o) => back.received.some((r) => orderIdOf(r) === o.id)), 30_000, 100);
+      const all = await waitFor('every event at the receiver once it is back', () => orders.every((o) => back.received.some((r) => orderIdOf(r) === o.id)), { timeoutMs: 30_000, intervalMs: 100 });
       expect(all).toBe(true);
       const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
       const failedFirst = list.body.data.filter((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection');
@@ -132,10 +143,10 @@ describe('two worker processes', () => {
     await subscribe(partner, '/pair-b', respond('/pair-b'));
     const orders: { id: string }[] = [];
     for (let i = 0; i < 10; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, () => newOrder(partner)))));
-    const done = await eventually(
+    const done = await waitFor(
+      'every order at both subscriptions',
       () => ['/pair-a', '/pair-b'].every((p) => new Set(receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length),
-      60_000,
-      200,
+      { timeoutMs: 60_000, intervalMs: 200 },
     );
     expect(done).toBe(true);
     expect(overlaps).toEqual([]);

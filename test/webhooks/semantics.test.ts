@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
-import { eventually, startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
+import { settle, waitFor } from '../support/poll';
+import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Delivery semantics (spec parts 2, 5, 6; DESIGN.md section 5), over real HTTPS to loopback receivers.
@@ -20,13 +21,6 @@ function standardSignatureMatches(secret: string, req: ReceivedRequest): boolean
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${req.headers['webhook-id']}.${req.headers['webhook-timestamp']}.`).update(req.rawBody).digest('base64');
   return req.headers['webhook-signature']!.split(' ').some((s) => s === `v1,${expected}`);
-}
-
-/** Polls until `fn` gives something truthy, and returns it; fails the test after `timeoutMs`. */
-async function until<T>(fn: () => T | false | 0 | undefined | Promise<T | false | 0 | undefined>, timeoutMs = 10_000): Promise<T> {
-  const value = await eventually(fn, timeoutMs);
-  if (!value) throw new Error(`nothing after ${timeoutMs} ms`);
-  return value;
 }
 
 const headerT = (req: ReceivedRequest) => Number(/(?:^|,)t=(\d+)/.exec(req.headers['x-service-signature']!)![1]);
@@ -71,7 +65,7 @@ describe('signatures and headers', () => {
     const sentAt = Math.floor(Date.now() / 1000);
     const test = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
     expect(test.status).toBe(202);
-    const [req] = await until(() => sub.at().length > 0 && sub.at());
+    const [req] = await waitFor('the webhook.test delivery', () => sub.at().length > 0 && sub.at());
     expect(req).toBeTruthy();
     expect(specSignatureMatches(sub.secret, req!.headers['x-service-signature']!, req!.rawBody)).toBe(true);
     expect(specSignatureMatches(sub.secret.replace(/.$/, '_'), req!.headers['x-service-signature']!, req!.rawBody)).toBe(false);
@@ -95,7 +89,7 @@ describe('retries', () => {
     let mine = 0; // the responder's own index counts every request on the shared receiver
     const sub = await subscribe(() => ({ status: mine++ < 2 ? 500 : 200 }));
     const order = await newOrder(sub.partner);
-    const got = await eventually(() => sub.at().length >= 3 && sub.at(), 15_000);
+    const got = await waitFor('three attempts', () => sub.at().length >= 3 && sub.at(), { timeoutMs: 15_000 });
     expect(got).toBeTruthy();
     const [a, b, c] = got as ReceivedRequest[];
     for (const r of [b!, c!]) {
@@ -107,7 +101,7 @@ describe('retries', () => {
     // Schedule 1,1 with ±20 % jitter: each retry is at least 0.8 s after the one before, and its t moves on.
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(700);
     expect(headerT(c!)).toBeGreaterThan(headerT(a!));
-    const [delivery] = await until(async () => {
+    const [delivery] = await waitFor('the delivery to succeed', async () => {
       const list = await deliveries(sub.partner, sub.id);
       return list[0]?.status === 'succeeded' && list;
     });
@@ -116,17 +110,21 @@ describe('retries', () => {
       [2, 500, 'http_status'],
       [3, 200, null],
     ]);
-    await new Promise((r) => setTimeout(r, 1500));
+    await settle(1500, 'to show that no attempt follows the success');
     expect(sub.at()).toHaveLength(3); // nothing after the success
   });
 
   it('a receiver that times out: each attempt is a timeout, and it is retried', async () => {
     const sub = await subscribe(() => ({ status: 200, delayMs: 2000 }));
     await newOrder(sub.partner);
-    const [delivery] = await until(async () => {
-      const list = await deliveries(sub.partner, sub.id);
-      return (list[0]?.attempts.length ?? 0) >= 2 && list;
-    }, 15_000);
+    const [delivery] = await waitFor(
+      'two timed-out attempts',
+      async () => {
+        const list = await deliveries(sub.partner, sub.id);
+        return (list[0]?.attempts.length ?? 0) >= 2 && list;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(delivery!.attempts.slice(0, 2)).toMatchObject([
       { attempt: 1, error_kind: 'timeout', response_status: null },
       { attempt: 2, error_kind: 'timeout', response_status: null },
@@ -138,7 +136,7 @@ describe('retries', () => {
     let mine = 0;
     const sub = await subscribe(() => (mine++ === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 }));
     await newOrder(sub.partner);
-    const got = await eventually(() => sub.at().length >= 2 && sub.at(), 15_000);
+    const got = await waitFor('the retry after the 429', () => sub.at().length >= 2 && sub.at(), { timeoutMs: 15_000 });
     expect(got).toBeTruthy();
     const [a, b] = got as ReceivedRequest[];
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(2900);
@@ -148,7 +146,7 @@ describe('retries', () => {
     const target = await subscribe();
     const sub = await subscribe(() => ({ status: 302, headers: { location: `https://localhost:${receiver.port}${target.path}` } }));
     await newOrder(sub.partner);
-    const [delivery] = await until(async () => {
+    const [delivery] = await waitFor('the first attempt to be recorded', async () => {
       const list = await deliveries(sub.partner, sub.id);
       return list[0]?.attempts.length && list;
     });
@@ -159,7 +157,7 @@ describe('retries', () => {
   it('410 Gone: no retry, the delivery fails and the subscription is disabled', async () => {
     const sub = await subscribe(() => ({ status: 410 }));
     await newOrder(sub.partner);
-    const webhook = await eventually(async () => {
+    const webhook = await waitFor('the subscription to be disabled', async () => {
       const res = await call('GET', `/partner/webhooks/${sub.id}`, sub.partner);
       return res.body.status === 'disabled' && res.body;
     });
@@ -167,17 +165,21 @@ describe('retries', () => {
     const [delivery] = await deliveries(sub.partner, sub.id);
     expect(delivery).toMatchObject({ status: 'failed' });
     expect(delivery!.attempts).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 1500));
+    await settle(1500, 'to show that the 410 is not retried');
     expect(sub.at()).toHaveLength(1);
   });
 
   it('failing for the whole auto-disable period disables the subscription (too_many_failures)', async () => {
     const sub = await subscribe(() => ({ status: 503 }));
     await newOrder(sub.partner);
-    const webhook = await eventually(async () => {
-      const res = await call('GET', `/partner/webhooks/${sub.id}`, sub.partner);
-      return res.body.status === 'disabled' && res.body;
-    }, 15_000);
+    const webhook = await waitFor(
+      'the subscription to be disabled',
+      async () => {
+        const res = await call('GET', `/partner/webhooks/${sub.id}`, sub.partner);
+        return res.body.status === 'disabled' && res.body;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(webhook).toMatchObject({ status: 'disabled', disabled_reason: 'too_many_failures' });
   });
 });
@@ -188,8 +190,8 @@ describe('routing', () => {
     const cancelledOnly = await subscribe(() => ({ status: 200 }), { event_filters: ['order.cancelled'] }, all.partner);
     const order = await newOrder(all.partner);
     expect((await call('POST', `/partner/orders/${order.id}/cancel`, all.partner, { reason: 'test' })).status).toBe(200);
-    await eventually(() => all.at().length >= 2 && cancelledOnly.at().length >= 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('both events to the unfiltered subscription and the cancellation to the filtered one', () => all.at().length >= 2 && cancelledOnly.at().length >= 1);
+    await settle(500, 'to show that no event arrives twice or at the wrong subscription');
     expect(all.at().map((r) => eventOf(r).type).sort()).toEqual(['order.cancelled', 'order.created']);
     expect(cancelledOnly.at().map((r) => eventOf(r).type)).toEqual(['order.cancelled']);
   });
@@ -198,8 +200,8 @@ describe('routing', () => {
     const one = await subscribe();
     const other = await subscribe(() => ({ status: 200 }), {}, one.partner);
     const test = await call('POST', `/partner/webhooks/${one.id}/test`, one.partner);
-    await eventually(() => one.at().length > 0);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor('the webhook.test delivery', () => one.at().length > 0);
+    await settle(500, 'to show that the other subscription gets nothing');
     expect(one.at().map((r) => eventOf(r).id)).toEqual([test.body.id]);
     expect(other.at()).toHaveLength(0);
   });
@@ -208,12 +210,12 @@ describe('routing', () => {
     const sub = await subscribe();
     expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'disabled' })).status).toBe(200);
     const missed = await newOrder(sub.partner);
-    const skipped = await eventually(async () => (await deliveries(sub.partner, sub.id)).find((d) => d.status === 'skipped'));
+    const skipped = await waitFor('a skipped delivery', async () => (await deliveries(sub.partner, sub.id)).find((d) => d.status === 'skipped'));
     expect(skipped).toMatchObject({ event_type: 'order.created', status: 'skipped', attempts: [] });
     expect(sub.at()).toHaveLength(0);
     expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'enabled' })).status).toBe(200);
     const next = await newOrder(sub.partner);
-    await eventually(() => sub.at().length > 0);
+    await waitFor('a delivery once enabled again', () => sub.at().length > 0);
     expect(sub.at().map((r) => eventOf(r).data.object.id)).toEqual([next.id]);
     expect(missed.id).not.toBe(next.id);
   });
@@ -229,7 +231,7 @@ describe('secret rotation', () => {
     expect(fresh).not.toBe(sub.secret);
     expect((await call('GET', `/partner/webhooks/${sub.id}`, sub.partner)).body.secret).toBeUndefined();
     await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
-    const [req] = await until(() => sub.at().length > 0 && sub.at());
+    const [req] = await waitFor('the webhook.test delivery', () => sub.at().length > 0 && sub.at());
     expect(req!.headers['x-service-signature']!.match(/v1=/g)).toHaveLength(2);
     expect(specSignatureMatches(fresh, req!.headers['x-service-signature']!, req!.rawBody)).toBe(true);
     expect(specSignatureMatches(sub.secret, req!.headers['x-service-signature']!, req!.rawBody)).toBe(true);

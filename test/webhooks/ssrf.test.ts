@@ -3,7 +3,9 @@ import { cliContext } from '@/server/cli/operator-context';
 import { decideGoLive } from '@/server/partners/go-live';
 import { createWebhookClient } from '@/server/webhooks/http-client';
 import type { Resolver } from '@/server/webhooks/url-policy';
-import { eventually, startReceiver } from '../support/receiver';
+import { call } from '../support/partner-api';
+import { waitFor } from '../support/poll';
+import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // The real service WITHOUT WEBHOOK_ALLOW_PRIVATE_NETWORKS: the address policy is on, as in production.
@@ -36,15 +38,9 @@ afterAll(() => receiver.close());
 
 type ErrorBody = { error: { code: string; param?: string; message: string; errors?: { param: string; code: string; message: string }[] } };
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${svc.url}${path}`, { method, headers: partner.headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
 async function deleteAllSubscriptions() {
-  const list = await call('GET', '/partner/webhooks?limit=100');
-  for (const sub of list.body.data as { id: string }[]) expect((await call('DELETE', `/partner/webhooks/${sub.id}`)).status).toBe(200);
+  const list = await call('GET', '/partner/webhooks?limit=100', partner);
+  for (const sub of list.body.data as { id: string }[]) expect((await call('DELETE', `/partner/webhooks/${sub.id}`, partner)).status).toBe(200);
 }
 
 describe('webhook URL validation at create and update', () => {
@@ -68,13 +64,13 @@ describe('webhook URL validation at create and update', () => {
     'https://metadata.test/hooks',
     'https://mixed.test/hooks',
   ])('POST %s → 400 url_blocked_address', async (url) => {
-    const res = await call('POST', '/partner/webhooks', { url });
+    const res = await call('POST', '/partner/webhooks', partner, { url });
     expect(res.status).toBe(400);
     expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
   });
 
   it('accepts a public name, and stores the URL as parsed', async () => {
-    const res = await call('POST', '/partner/webhooks', { url: 'https://PUBLIC.test./hooks' });
+    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://PUBLIC.test./hooks' });
     expect(res.status).toBe(201);
     expect(res.body.url).toBe('https://public.test./hooks');
     await deleteAllSubscriptions();
@@ -88,16 +84,16 @@ describe('webhook URL validation at create and update', () => {
     ['not a url', 'url_invalid'],
     ['https://nowhere.test/hooks', 'url_unresolvable'],
   ])('POST %s → 400 %s', async (url, code) => {
-    const res = await call('POST', '/partner/webhooks', { url });
+    const res = await call('POST', '/partner/webhooks', partner, { url });
     expect(res.status).toBe(400);
     expect((res.body as ErrorBody).error).toMatchObject({ code, param: 'url' });
   });
 
   it('refuses a URL longer than 2048 characters, naming url', async () => {
     const base = 'https://public.test/';
-    const ok = await call('POST', '/partner/webhooks', { url: base + 'a'.repeat(2048 - base.length) });
+    const ok = await call('POST', '/partner/webhooks', partner, { url: base + 'a'.repeat(2048 - base.length) });
     expect(ok.status).toBe(201);
-    const res = await call('POST', '/partner/webhooks', { url: base + 'a'.repeat(2049 - base.length) });
+    const res = await call('POST', '/partner/webhooks', partner, { url: base + 'a'.repeat(2049 - base.length) });
     expect(res.status).toBe(400);
     expect((res.body as ErrorBody).error.param).toBe('url');
     expect((res.body as ErrorBody).error.message).toMatch(/2048/);
@@ -105,13 +101,13 @@ describe('webhook URL validation at create and update', () => {
   });
 
   it('refuses an unknown event type in event_filters, naming the entry and the value', async () => {
-    const res = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks', event_filters: ['order.created', 'order.exploded'] });
+    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks', event_filters: ['order.created', 'order.exploded'] });
     expect(res.status).toBe(400);
     const { error } = res.body as ErrorBody;
     expect(error.param).toBe('event_filters.1');
     expect(error.message).toContain('order.exploded');
-    const patch = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks' });
-    const upd = await call('PATCH', `/partner/webhooks/${patch.body.id}`, { event_filters: ['nope.nope'] });
+    const patch = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks' });
+    const upd = await call('PATCH', `/partner/webhooks/${patch.body.id}`, partner, { event_filters: ['nope.nope'] });
     expect(upd.status).toBe(400);
     expect((upd.body as ErrorBody).error.param).toBe('event_filters.0');
     expect((upd.body as ErrorBody).error.message).toContain('nope.nope');
@@ -119,31 +115,31 @@ describe('webhook URL validation at create and update', () => {
   });
 
   it('refuses a private URL on PATCH and keeps the old one', async () => {
-    const created = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks' });
+    const created = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks' });
     expect(created.status).toBe(201);
     for (const url of ['https://127.0.0.1/hooks', 'https://internal.test/hooks', 'https://[fe80::1]/hooks']) {
-      const res = await call('PATCH', `/partner/webhooks/${created.body.id}`, { url });
+      const res = await call('PATCH', `/partner/webhooks/${created.body.id}`, partner, { url });
       expect(res.status).toBe(400);
       expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
     }
-    const http = await call('PATCH', `/partner/webhooks/${created.body.id}`, { url: 'http://public.test/hooks' });
+    const http = await call('PATCH', `/partner/webhooks/${created.body.id}`, partner, { url: 'http://public.test/hooks' });
     expect((http.body as ErrorBody).error).toMatchObject({ code: 'url_not_https', param: 'url' });
-    expect((await call('GET', `/partner/webhooks/${created.body.id}`)).body.url).toBe('https://public.test/hooks');
+    expect((await call('GET', `/partner/webhooks/${created.body.id}`, partner)).body.url).toBe('https://public.test/hooks');
     await deleteAllSubscriptions();
   });
 
   it('allows at most 20 subscriptions per partner and environment', async () => {
-    for (let i = 0; i < 20; i++) expect((await call('POST', '/partner/webhooks', { url: `https://public.test/hooks/${i}` })).status).toBe(201);
-    const res = await call('POST', '/partner/webhooks', { url: 'https://public.test/hooks/21' });
+    for (let i = 0; i < 20; i++) expect((await call('POST', '/partner/webhooks', partner, { url: `https://public.test/hooks/${i}` })).status).toBe(201);
+    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks/21' });
     expect(res.status).toBe(422);
     expect((res.body as ErrorBody).error.code).toBe('subscription_limit_reached');
     // The other environment has a limit of its own.
     await decideGoLive({ ctx: cliContext(svc.rt, 'test'), input: { partnerId: partner.partnerId, decision: 'approve' } });
     const production = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
-    const other = await fetch(`${svc.url}/partner/webhooks`, { method: 'POST', headers: production.headers, body: JSON.stringify({ url: 'https://public.test/prod' }) });
+    const other = await call('POST', '/partner/webhooks', production, { url: 'https://public.test/prod' });
     expect(other.status).toBe(201);
-    const otherId = ((await other.json()) as { id: string }).id;
-    await fetch(`${svc.url}/partner/webhooks/${otherId}`, { method: 'DELETE', headers: production.headers });
+    const otherId = (other.body as { id: string }).id;
+    await call('DELETE', `/partner/webhooks/${otherId}`, production);
     await deleteAllSubscriptions();
   });
 });
@@ -151,7 +147,7 @@ describe('webhook URL validation at create and update', () => {
 type Delivery = { status: string; attempt_count: number; attempts: { attempt: number; error_kind: string | null; error_message: string | null; response_status: number | null }[] };
 
 async function deliveriesOf(id: string): Promise<Delivery[]> {
-  return (await call('GET', `/partner/webhooks/${id}/deliveries`)).body.data;
+  return (await call('GET', `/partner/webhooks/${id}/deliveries`, partner)).body.data;
 }
 
 describe('the check again at delivery (DNS rebinding)', () => {
@@ -164,13 +160,13 @@ describe('the check again at delivery (DNS rebinding)', () => {
 
   it('a name that was public at create and is loopback at delivery: attempt blocked_address, nothing sent', async () => {
     names.set('receiver.test', [PUBLIC]);
-    const created = await call('POST', '/partner/webhooks', { url: receiverUrl() });
+    const created = await call('POST', '/partner/webhooks', partner, { url: receiverUrl() });
     expect(created.status).toBe(201);
     names.set('receiver.test', ['127.0.0.1', '::1']);
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`);
+    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
     // Every attempt of the compressed schedule (1 + 2 retries) is refused, then the delivery fails.
-    const failed = await eventually(async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), 15_000);
+    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), { timeoutMs: 15_000 });
     expect(failed).toBeTruthy();
     expect(failed!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     for (const a of failed!.attempts) {
@@ -188,13 +184,13 @@ describe('the check again at delivery (DNS rebinding)', () => {
     // own check stands between the socket and loopback. It refuses every loopback answer, the connect
     // fails with EBLOCKEDADDRESS, and the attempt records blocked_address.
     names.set('receiver.test', [PUBLIC]);
-    const created = await call('POST', '/partner/webhooks', { url: receiverUrl() });
+    const created = await call('POST', '/partner/webhooks', partner, { url: receiverUrl() });
     expect(created.status).toBe(201);
     let calls = 0;
     names.set('receiver.test', () => (++calls % 2 === 1 ? [PUBLIC] : ['127.0.0.1', '::1']));
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`);
+    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
-    const failed = await eventually(async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), 15_000);
+    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), { timeoutMs: 15_000 });
     expect(failed).toBeTruthy();
     expect(failed!.attempts).toHaveLength(3);
     for (const a of failed!.attempts) expect(a).toMatchObject({ error_kind: 'blocked_address', response_status: null });

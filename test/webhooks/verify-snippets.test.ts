@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
-import { eventually, startReceiver, type ReceivedRequest } from '../support/receiver';
+import { settle, waitFor } from '../support/poll';
+import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // The README's verification snippets (docs/webhook-verification/), run as partners would run them,
@@ -54,7 +55,7 @@ async function subscribeAndReceive(): Promise<{ id: string; secret: string; deli
   const created = await call('POST', '/partner/webhooks', partner, { url: `${receiver.url}/${files}`, event_filters: ['order.created'] });
   expect(created.status).toBe(201);
   const order = await newOrder(partner);
-  const delivery = await eventually(() => receiver.received.find((r) => r.rawBody.toString().includes(order.id) && r.path.endsWith(`/${files}`)));
+  const delivery = await waitFor('the order.created delivery', () => receiver.received.find((r) => r.rawBody.toString().includes(order.id) && r.path.endsWith(`/${files}`)));
   expect(delivery).toBeTruthy();
   return { id: created.body.id, secret: created.body.secret, delivery: delivery! };
 }
@@ -70,7 +71,7 @@ describe.each(snippets)('the %s snippet', (_name, program, script) => {
     expect(await verifies(program, script, body, header, ['whsec_' + Buffer.alloc(32).toString('base64')])).toBe(false);
     expect(await verifies(program, script, body, header.replace(/,v1=.*/, ''), [secret])).toBe(false);
     // t is the attempt time: with no tolerance left, a delivery a couple of seconds old is refused.
-    await new Promise((r) => setTimeout(r, 2100));
+    await settle(2100, 'the clock must move on: the same signed delivery, older than the tolerance, is refused');
     expect(await verifies(program, script, body, header, [secret], 1)).toBe(false);
   });
 
@@ -78,7 +79,7 @@ describe.each(snippets)('the %s snippet', (_name, program, script) => {
     const { id, secret: old } = await subscribeAndReceive();
     const rotated = await call('POST', `/partner/webhooks/${id}/rotate-secret`, partner);
     const test = await call('POST', `/partner/webhooks/${id}/test`, partner);
-    const delivery = await eventually(() => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const delivery = await waitFor('the webhook.test delivery', () => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
     const header = delivery!.headers['x-service-signature']!;
     expect(await verifies(program, script, delivery!.rawBody, header, [old])).toBe(true);
     expect(await verifies(program, script, delivery!.rawBody, header, [rotated.body.secret])).toBe(true);
