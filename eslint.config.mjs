@@ -54,22 +54,48 @@ export default tseslint.config(
     ),
   },
   // A face (http, cli, graphql) calls domain verbs: no entry point, jobs/, app/ or other face.
-  { files: ['server/http/**'], rules: forbid('A face imports no entry point, jobs/, app/ or other face.', room.jobs, room.boot, room.app, room.cli, room.graphql) },
-  { files: ['server/cli/**'], rules: forbid('A face imports no entry point, jobs/, app/ or other face.', room.jobs, room.boot, room.app, room.http, room.graphql) },
+  {
+    files: ['server/http/**'],
+    rules: forbid('A face imports no entry point, jobs/, app/ or other face.', room.jobs, room.boot, room.app, room.cli, room.graphql),
+  },
+  {
+    files: ['server/cli/**'],
+    rules: forbid('A face imports no entry point, jobs/, app/ or other face.', room.jobs, room.boot, room.app, room.http, room.graphql),
+  },
   {
     // Resolvers validate, call one verb in server/, and map the result; they never reach the database.
     files: ['server/graphql/**'],
-    rules: forbid('A face imports no entry point, jobs/, app/, other face, or the database.', room.jobs, room.boot, room.app, room.http, room.cli, room.data),
+    rules: forbid(
+      'A face imports no entry point, jobs/, app/, other face, or the database.',
+      room.jobs,
+      room.boot,
+      room.app,
+      room.http,
+      room.cli,
+      room.data,
+    ),
   },
   {
     files: ['jobs/**/*.ts'],
-    rules: forbid('jobs/ (the pg-boss face) calls domain verbs; it imports no entry point, app/ or other face.', room.boot, room.http, room.cli, room.graphql, room.app),
+    rules: forbid(
+      'jobs/ (the pg-boss face) calls domain verbs; it imports no entry point, app/ or other face.',
+      room.boot,
+      room.http,
+      room.cli,
+      room.graphql,
+      room.app,
+    ),
   },
   {
     // Route handlers and console pages validate, call one verb in server/ (or /api/graphql), and map
     // the result: no data access, no jobs, no wiring.
     files: ['app/**/*.ts', 'app/**/*.tsx'],
-    rules: forbid('app/ calls verbs through a face; database access, jobs and wiring live in server/ and jobs/.', room.data, room.jobs, room.boot),
+    rules: forbid(
+      'app/ calls verbs through a face; database access, jobs and wiring live in server/ and jobs/.',
+      room.data,
+      room.jobs,
+      room.boot,
+    ),
   },
   {
     files: ['db/**/*.ts'],

@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 if (!process.env.DATABASE_URL) {
   throw new Error(
     'npm run test:pg needs DATABASE_URL=postgres://user:password@host:port/database of a database it may migrate and write to ' +
-      '(e.g. a fresh database on Debian\'s PostgreSQL 15; .ci/run shows how).',
+      "(e.g. a fresh database on Debian's PostgreSQL 15; .ci/run shows how).",
   );
 }
 

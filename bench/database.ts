@@ -26,7 +26,13 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   if (given) {
     await runMigrations(given);
     const admin = postgres(given, { max: 1, onnotice: () => {} });
-    return { url: given, description: 'DATABASE_URL', admin, serverPid: await localPostmaster(admin), stop: () => admin.end({ timeout: 2 }) };
+    return {
+      url: given,
+      description: 'DATABASE_URL',
+      admin,
+      serverPid: await localPostmaster(admin),
+      stop: () => admin.end({ timeout: 2 }),
+    };
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'bench-pg-'));
   // When run as root, Postgres runs as the `postgres` user: it must be able to enter the directory.

@@ -82,7 +82,15 @@ async function startReceiver(ca: LocalCa): Promise<BenchReceiver> {
 
 /** The bench's own runtime and queue client: it commits events exactly as an order move does. */
 async function startEmitter(databaseUrl: string, partner: BenchPartner) {
-  const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off', DB_POOL_MAX: '4' });
+  const env = loadEnv({
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    CONSOLE: 'off',
+    WORKERS: 'off',
+    DB_POOL_MAX: '4',
+  });
   const log = createLogger(env.LOG_LEVEL);
   const boss: PgBoss = await startBoss({ databaseUrl, log, schedule: false });
   const rt = createRuntime({ env, databaseUrl, log, boss });
@@ -97,7 +105,14 @@ async function startEmitter(databaseUrl: string, partner: BenchPartner) {
           type: 'order.created',
           partnerId: partner.partnerId,
           environment: partner.environment,
-          object: { id, object: 'order', status: 'created', external_id: `bench-${id}`, fee: { amount: 743, currency: 'USD' }, status_history: [{ status: 'created', at: Math.floor(Date.now() / 1000) }] },
+          object: {
+            id,
+            object: 'order',
+            status: 'created',
+            external_id: `bench-${id}`,
+            fee: { amount: 743, currency: 'USD' },
+            status_history: [{ status: 'created', at: Math.floor(Date.now() / 1000) }],
+          },
         });
         out.push(event.id);
       }
@@ -185,23 +200,70 @@ async function phase(
 }
 
 /** autocannon in a process of its own (not this event loop, which serves the receiver) against one receiver path. */
-async function direct(receiver: BenchReceiver, ca: LocalCa, seconds: number, connections: number): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
+async function direct(
+  receiver: BenchReceiver,
+  ca: LocalCa,
+  seconds: number,
+  connections: number,
+): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
   const secret = 'whsec_' + randomBytes(32).toString('base64');
   receiver.secrets.set('/direct', secret);
-  const body = JSON.stringify({ id: newId(), object: 'event', created: Math.floor(Date.now() / 1000), livemode: false, type: 'order.created', data: { object: { id: newId(), object: 'order', status: 'created', external_id: 'bench-direct', fee: { amount: 743, currency: 'USD' }, status_history: [] } } });
+  const body = JSON.stringify({
+    id: newId(),
+    object: 'event',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    type: 'order.created',
+    data: {
+      object: {
+        id: newId(),
+        object: 'order',
+        status: 'created',
+        external_id: 'bench-direct',
+        fee: { amount: 743, currency: 'USD' },
+        status_history: [],
+      },
+    },
+  });
   // Signed once: `t` would be stale for a partner's verifier, but this receiver checks only the HMAC.
   const t = Math.floor(Date.now() / 1000);
   const signature = `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-  const args = ['-c', String(connections), '-d', String(seconds), '-m', 'POST', '-j', '-H', 'content-type=application/json', '-H', `x-service-signature=${signature}`, '-H', 'x-service-event-id=evt_direct', '-b', body, `https://localhost:${receiver.port}/direct`];
+  const args = [
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    '-m',
+    'POST',
+    '-j',
+    '-H',
+    'content-type=application/json',
+    '-H',
+    `x-service-signature=${signature}`,
+    '-H',
+    'x-service-event-id=evt_direct',
+    '-b',
+    body,
+    `https://localhost:${receiver.port}/direct`,
+  ];
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/autocannon'), args, { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.caCert }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/autocannon'), args, {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.caCert },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`autocannon exited ${code}: ${err}`))));
   });
-  const result = JSON.parse(output) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; '2xx': number; duration: number };
+  const result = JSON.parse(output) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    '2xx': number;
+    duration: number;
+  };
   return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
@@ -251,7 +313,9 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const emitter = await startEmitter(ctx.database.url, partner);
   ctx.onCleanup(emitter.stop);
 
-  console.log(`${int(events)} events x ${SUBSCRIPTIONS} subscriptions; ${workers} service process(es) with workers (npm start, NODE_ENV=production); receiver: node:https in the bench process, keep-alive, every signature checked`);
+  console.log(
+    `${int(events)} events x ${SUBSCRIPTIONS} subscriptions; ${workers} service process(es) with workers (npm start, NODE_ENV=production); receiver: node:https in the bench process, keep-alive, every signature checked`,
+  );
   console.log(`database: ${ctx.database.description}\n`);
 
   await phase('warm-up', receiver, emitter, 200, { batch: 50, paths });
@@ -261,22 +325,49 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   if (profileDir) {
     await processes[0]!.stop(); // writes the profile
     const file = largestProfile(profileDir);
-    if (file) console.log(formatBreakdown(`service 1 over the burst (${file}); per delivery`, analyseProfile(readProfile(file), { fromUs, toUs }, burst.received / workers)));
+    if (file)
+      console.log(
+        formatBreakdown(
+          `service 1 over the burst (${file}); per delivery`,
+          analyseProfile(readProfile(file), { fromUs, toUs }, burst.received / workers),
+        ),
+      );
     return { failures: [] };
   }
   const halfRateEvents = burst.deliveriesPerSecond / 2 / SUBSCRIPTIONS;
   const pacedSeconds = ctx.options.durationSeconds;
-  const paced = await phase(`paced at ${int(halfRateEvents * SUBSCRIPTIONS)}/s`, receiver, emitter, Math.max(10, Math.round(halfRateEvents * pacedSeconds)), {
-    batch: Math.max(1, Math.round(halfRateEvents / 20)),
-    eventsPerSecond: halfRateEvents,
-    paths,
-  });
+  const paced = await phase(
+    `paced at ${int(halfRateEvents * SUBSCRIPTIONS)}/s`,
+    receiver,
+    emitter,
+    Math.max(10, Math.round(halfRateEvents * pacedSeconds)),
+    {
+      batch: Math.max(1, Math.round(halfRateEvents / 20)),
+      eventsPerSecond: halfRateEvents,
+      paths,
+    },
+  );
   const alone = await direct(receiver, ca, pacedSeconds, 10);
 
-  const rows = [burst, paced].map((r) => [r.label, int(r.events), int(r.expected), int(r.received), int(r.duplicates), int(r.missing), r.seconds.toFixed(1), int(r.deliveriesPerSecond), ms(r.p50), ms(r.p99)]);
+  const rows = [burst, paced].map((r) => [
+    r.label,
+    int(r.events),
+    int(r.expected),
+    int(r.received),
+    int(r.duplicates),
+    int(r.missing),
+    r.seconds.toFixed(1),
+    int(r.deliveriesPerSecond),
+    ms(r.p50),
+    ms(r.p99),
+  ]);
   console.log(table(['phase', 'events', 'deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms'], rows));
-  console.log(`\n(commit-to-receipt latency: from the commit of the event's transaction to its arrival at the receiver, both clocks in this process)`);
-  console.log(`\nThe receiver alone, autocannon, 10 connections, ${pacedSeconds} s: ${int(alone.rps)} requests/s, p50 ${ms(alone.p50)} ms, p99 ${ms(alone.p99)} ms`);
+  console.log(
+    `\n(commit-to-receipt latency: from the commit of the event's transaction to its arrival at the receiver, both clocks in this process)`,
+  );
+  console.log(
+    `\nThe receiver alone, autocannon, 10 connections, ${pacedSeconds} s: ${int(alone.rps)} requests/s, p50 ${ms(alone.p50)} ms, p99 ${ms(alone.p99)} ms`,
+  );
   console.log(`  pipeline / receiver alone: ${ratio(burst.deliveriesPerSecond / alone.rps)} of its requests/s`);
 
   const failures: string[] = [];
@@ -284,8 +375,12 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   if (total > 0) failures.push(`delivery: ${total} deliveries never arrived`);
   if (receiver.invalid > 0) failures.push(`delivery: ${receiver.invalid} requests with an invalid signature`);
   console.log('\nAims:');
-  console.log(`  sustained deliveries/s: ${int(burst.deliveriesPerSecond)} (aim >= ${int(AIM_DELIVERIES_PER_SECOND)}): ${burst.deliveriesPerSecond >= AIM_DELIVERIES_PER_SECOND ? 'met' : 'MISSED'}`);
+  console.log(
+    `  sustained deliveries/s: ${int(burst.deliveriesPerSecond)} (aim >= ${int(AIM_DELIVERIES_PER_SECOND)}): ${burst.deliveriesPerSecond >= AIM_DELIVERIES_PER_SECOND ? 'met' : 'MISSED'}`,
+  );
   console.log(`  p99 at half that rate: ${ms(paced.p99)} ms (aim < ${AIM_P99_MS}): ${paced.p99 < AIM_P99_MS ? 'met' : 'MISSED'}`);
-  console.log(`  duplicates (at-least-once; expected 0 without failures): ${burst.duplicates + paced.duplicates}; invalid signatures: ${receiver.invalid}; median of the two phases' p50: ${ms(median([burst.p50, paced.p50]))} ms`);
+  console.log(
+    `  duplicates (at-least-once; expected 0 without failures): ${burst.duplicates + paced.duplicates}; invalid signatures: ${receiver.invalid}; median of the two phases' p50: ${ms(median([burst.p50, paced.p50]))} ms`,
+  );
   return { failures };
 }

@@ -19,14 +19,27 @@ const RATE_PER_SECOND = 100_000;
 
 /** A sandbox partner with one credential and a raised rate limit, made with the domain verbs (as an operator would). */
 export async function createBenchPartner(databaseUrl: string, name: string): Promise<BenchPartner> {
-  const env = loadEnv({ NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SEED_DEMO: 'false', CONSOLE: 'off', WORKERS: 'off' });
+  const env = loadEnv({
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'false',
+    CONSOLE: 'off',
+    WORKERS: 'off',
+  });
   const rt = createRuntime({ env, databaseUrl, log: createLogger(env.LOG_LEVEL) });
   try {
     const ctx = cliContext(rt, 'bench');
     const partner = await createPartner({ ctx, input: { name } });
     await setRateLimit({ ctx, input: { partnerId: partner.id, perSecond: RATE_PER_SECOND } });
     const cred = await issueCredential({ ctx, input: { partnerId: partner.id, environment: 'sandbox' } });
-    return { partnerId: partner.id, environment: 'sandbox', clientId: cred.client_id, apiKey: cred.api_key, ratePerSecond: RATE_PER_SECOND };
+    return {
+      partnerId: partner.id,
+      environment: 'sandbox',
+      clientId: cred.client_id,
+      apiKey: cred.api_key,
+      ratePerSecond: RATE_PER_SECOND,
+    };
   } finally {
     await rt.close();
   }

@@ -69,7 +69,8 @@ export async function startChild(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (!alive()) throw new Error(`${name} exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); stderr:\n${stderr}`);
+    if (!alive())
+      throw new Error(`${name} exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); stderr:\n${stderr}`);
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${name} did not answer ${url}/healthz within 90 s; stderr:\n${stderr}`);

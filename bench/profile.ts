@@ -57,7 +57,12 @@ export interface ProfileBreakdown {
 const SPECIAL = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
 
 /** root: the checkout the profiled process ran from (its files are "ours"). */
-export function analyseProfile(profile: CpuProfile, window: { fromUs: number; toUs: number }, requests: number, root = REPO_ROOT): ProfileBreakdown {
+export function analyseProfile(
+  profile: CpuProfile,
+  window: { fromUs: number; toUs: number },
+  requests: number,
+  root = REPO_ROOT,
+): ProfileBreakdown {
   const label = (frame: CallFrame) => frameLabel(frame, root);
   const area = (frame: CallFrame) => frameArea(frame, root);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -155,7 +160,21 @@ function frameArea(frame: CallFrame, root: string): string {
   if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     const pkg = rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
-    if (['pino', 'sonic-boom', 'fast-redact', 'pino-std-serializers', 'thread-stream', 'quick-format-unescaped', 'fast-safe-stringify', 'safe-stable-stringify', 'atomic-sleep', 'on-exit-leak-free'].includes(pkg)) return 'pino (logging)';
+    if (
+      [
+        'pino',
+        'sonic-boom',
+        'fast-redact',
+        'pino-std-serializers',
+        'thread-stream',
+        'quick-format-unescaped',
+        'fast-safe-stringify',
+        'safe-stable-stringify',
+        'atomic-sleep',
+        'on-exit-leak-free',
+      ].includes(pkg)
+    )
+      return 'pino (logging)';
     return pkg;
   }
   if (url.startsWith(root + '/')) {

@@ -43,7 +43,13 @@ const serviceEnv =
   });
 
 const SERVICE: Side = { key: 'service', label: 'service', script: 'server/boot/web.ts', isService: true, env: serviceEnv('info') };
-const QUIET: Side = { key: 'service-quiet', label: 'service, LOG_LEVEL=warn', script: 'server/boot/web.ts', isService: true, env: serviceEnv('warn') };
+const QUIET: Side = {
+  key: 'service-quiet',
+  label: 'service, LOG_LEVEL=warn',
+  script: 'server/boot/web.ts',
+  isService: true,
+  env: serviceEnv('warn'),
+};
 const BASELINE: Side = {
   key: 'baseline',
   label: 'baseline',
@@ -135,7 +141,9 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
       `the order of the sides rotates every round.\n` +
       `service: tsx server/boot/web.ts, NODE_ENV=production WORKERS=off CONSOLE=off LOG_LEVEL=info DB_POOL_MAX=${POOL}; stdout (one pino line per request) -> /dev/null.\n` +
       `baseline: tsx bench/baseline-server.ts: node:http, JSON.parse, one postgres.js insert ... returning * (same columns), pool ${POOL}; no auth, no log.\n` +
-      (options.compareDir ? `candidate: tsx server/boot/web.ts from ${path.resolve(options.compareDir)}, same settings as service.\n` : '') +
+      (options.compareDir
+        ? `candidate: tsx server/boot/web.ts from ${path.resolve(options.compareDir)}, same settings as service.\n`
+        : '') +
       `database: ${ctx.database.description}\n` +
       `srv CPU / db CPU: CPU microseconds per 2xx response used by the side's server process (all threads) / by the database server` +
       `${ctx.database.serverPid ? '' : ' (not on this machine: -)'}; steadier than req/s on a busy machine.\n`,
@@ -171,16 +179,32 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
       const result = await runLoad(loadSpec(ctx, child, partner, options.durationSeconds));
       const cpuAfter = [processTreeCpuMs(child.pid), processTreeCpuMs(ctx.database.serverPid)];
       const rows = (await countRows(ctx, partner)) - rowsBefore;
-      const perRequest = (i: number) => (cpuBefore[i] !== undefined && cpuAfter[i] !== undefined ? ((cpuAfter[i]! - cpuBefore[i]!) * 1000) / result.ok : NaN);
+      const perRequest = (i: number) =>
+        cpuBefore[i] !== undefined && cpuAfter[i] !== undefined ? ((cpuAfter[i]! - cpuBefore[i]!) * 1000) / result.ok : NaN;
       const run: Run = { round, side, result, rows, serverCpu: perRequest(0), dbCpu: perRequest(1) };
       runs.push(run);
       console.log(
-        line([String(round), side.label, int(result.rps), ms(result.p50), ms(result.p99), int(run.serverCpu), int(run.dbCpu), int(result.ok), int(result.non2xx), int(result.errors), int(rows)]),
+        line([
+          String(round),
+          side.label,
+          int(result.rps),
+          ms(result.p50),
+          ms(result.p99),
+          int(run.serverCpu),
+          int(run.dbCpu),
+          int(result.ok),
+          int(result.non2xx),
+          int(result.errors),
+          int(rows),
+        ]),
       );
       if (result.non2xx > 0 || result.errors > 0) {
-        failures.push(`quotes / ${side.label}, round ${round}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCounts)}), ${result.errors} socket errors/timeouts`);
+        failures.push(
+          `quotes / ${side.label}, round ${round}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCounts)}), ${result.errors} socket errors/timeouts`,
+        );
       }
-      if (rows < result.ok * 0.99) failures.push(`quotes / ${side.label}, round ${round}: ${result.ok} 2xx responses but only ${rows} rows inserted`);
+      if (rows < result.ok * 0.99)
+        failures.push(`quotes / ${side.label}, round ${round}: ${result.ok} 2xx responses but only ${rows} rows inserted`);
     }
   }
   for (const child of children.values()) await child.stop();
@@ -211,7 +235,20 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
   console.log(`\nMedians over ${options.rounds} round(s), and each side against the baseline:`);
   console.log(
     table(
-      ['side', 'req/s', 'p50 ms', 'p99 ms', 'srv CPU', 'db CPU', 'req/s ÷ base', 'p99 ÷ base', 'srv CPU ÷ base', 'db CPU ÷ base', 'non-2xx', 'errors'],
+      [
+        'side',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'srv CPU',
+        'db CPU',
+        'req/s ÷ base',
+        'p99 ÷ base',
+        'srv CPU ÷ base',
+        'db CPU ÷ base',
+        'non-2xx',
+        'errors',
+      ],
       [...summary.values()].map((s) => [
         s.side.label,
         int(s.rps),
@@ -234,14 +271,20 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
   const p99Ratio = svc.p99 / base.p99;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log('\nAims (service, medians):');
-  console.log(`  requests/s: ${ratio(rpsRatio)} of the baseline's (aim >= ${AIM_RPS_RATIO.toFixed(2)}): ${verdict(rpsRatio >= AIM_RPS_RATIO)}`);
-  console.log(`  p99:        ${ratio(p99Ratio)}x the baseline's (aim <= ${AIM_P99_RATIO.toFixed(2)}): ${verdict(p99Ratio <= AIM_P99_RATIO)}`);
+  console.log(
+    `  requests/s: ${ratio(rpsRatio)} of the baseline's (aim >= ${AIM_RPS_RATIO.toFixed(2)}): ${verdict(rpsRatio >= AIM_RPS_RATIO)}`,
+  );
+  console.log(
+    `  p99:        ${ratio(p99Ratio)}x the baseline's (aim <= ${AIM_P99_RATIO.toFixed(2)}): ${verdict(p99Ratio <= AIM_P99_RATIO)}`,
+  );
   console.log(
     `  the request log (info against warn): ${pct((100 * (svc.rps - quiet.rps)) / quiet.rps)} req/s, ${pct((100 * (svc.p99 - quiet.p99)) / quiet.p99)} p99, ` +
       `${pct((100 * (svc.serverCpu - quiet.serverCpu)) / quiet.serverCpu)} server CPU per request`,
   );
   const non2xx = [...summary.values()].map((s) => `${s.side.label} ${s.non2xx}`).join(', ');
-  console.log(`  non-2xx responses: ${non2xx}${[...summary.values()].every((s) => s.non2xx === 0 && s.errors === 0) ? ' (none: OK)' : ' (FAILED)'}`);
+  console.log(
+    `  non-2xx responses: ${non2xx}${[...summary.values()].every((s) => s.non2xx === 0 && s.errors === 0) ? ' (none: OK)' : ' (FAILED)'}`,
+  );
   return { failures };
 }
 
@@ -266,13 +309,19 @@ async function profile(ctx: BenchContext): Promise<ScenarioOutcome> {
     if (options.warmupSeconds > 0) await runLoad(loadSpec(ctx, child, partner, options.warmupSeconds));
     const result = await runLoad(loadSpec(ctx, child, partner, options.durationSeconds));
     await child.stop();
-    if (result.non2xx > 0 || result.errors > 0) failures.push(`quotes --profile / ${side.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      failures.push(`quotes --profile / ${side.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const file = largestProfile(sideDir);
     if (!file) {
       failures.push(`quotes --profile / ${side.label}: no .cpuprofile written in ${sideDir}`);
       continue;
     }
-    const b = analyseProfile(readProfile(file), { fromUs: result.startedAtUs, toUs: result.finishedAtUs }, result.responses, side.cwd ?? REPO_ROOT);
+    const b = analyseProfile(
+      readProfile(file),
+      { fromUs: result.startedAtUs, toUs: result.finishedAtUs },
+      result.responses,
+      side.cwd ?? REPO_ROOT,
+    );
     console.log(`=== ${side.label} (${int(result.rps)} req/s under the profiler, p99 ${ms(result.p99)} ms) - ${file}`);
     console.log(formatBreakdown(side.label, b, side.isService ? 40 : 20));
     console.log('');

@@ -69,7 +69,8 @@ export function originalLine(source: string, functionName: string, line: number,
   if (!t || !segments) return undefined;
   // Sanity check that this transform is the code that ran: a named function's name is near its position.
   const generatedLine = t.code.split('\n')[line] ?? '';
-  if (functionName && !functionName.startsWith('(') && !generatedLine.slice(Math.max(0, column - 80), column + 80).includes(functionName)) return undefined;
+  if (functionName && !functionName.startsWith('(') && !generatedLine.slice(Math.max(0, column - 80), column + 80).includes(functionName))
+    return undefined;
   let best: Segment | undefined;
   for (const s of segments) {
     if (s[0] <= column) best = s;

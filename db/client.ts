@@ -47,7 +47,9 @@ function preparedByDefault(sql: postgres.Sql): postgres.Sql {
       if (property === 'begin') {
         return (...args: unknown[]) => {
           const fn = args.pop() as (tx: postgres.TransactionSql) => unknown;
-          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: postgres.TransactionSql) => fn(preparedByDefault(tx as unknown as postgres.Sql) as unknown as postgres.TransactionSql));
+          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: postgres.TransactionSql) =>
+            fn(preparedByDefault(tx as unknown as postgres.Sql) as unknown as postgres.TransactionSql),
+          );
         };
       }
       return Reflect.get(target, property, receiver);

@@ -7,7 +7,13 @@ import { deliverJob, fanOutJob } from './webhooks';
 
 // How every queue of server/outbox/queues.ts is worked: this list drives queue creation, schedules
 // and work() registration. A queue missing here gets no table, and enqueueing to it fails.
-export const jobDefinitions: readonly JobDefinition[] = [fanOutJob, deliverJob, scenarioStepJob, sandboxTimeoutJob, purgeExpiredJob] as JobDefinition[];
+export const jobDefinitions: readonly JobDefinition[] = [
+  fanOutJob,
+  deliverJob,
+  scenarioStepJob,
+  sandboxTimeoutJob,
+  purgeExpiredJob,
+] as JobDefinition[];
 
 /** Creates every queue (pg-boss 10 silently drops sends to a missing queue) and the schedules. */
 export async function createQueues(boss: PgBoss): Promise<void> {

@@ -8,7 +8,10 @@ export const scenarioStepJob = defineJob({
   settings: { retryLimit: 5, retryDelay: 1, retryBackoff: true },
   work: { pollingIntervalSeconds: 0.5 },
   async handle(data, deps) {
-    const outcome = await runScenarioStep({ ctx: jobContext(deps, SCENARIO_STEP.name), input: { orderId: data.order_id, step: data.step } });
+    const outcome = await runScenarioStep({
+      ctx: jobContext(deps, SCENARIO_STEP.name),
+      input: { orderId: data.order_id, step: data.step },
+    });
     deps.log.debug({ order_id: data.order_id, step: data.step, outcome }, 'sandbox scenario step');
   },
 });

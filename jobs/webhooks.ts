@@ -66,7 +66,11 @@ async function deliverBatch(batch: DeliverJob[], deps: Deps): Promise<void> {
     admitted.push(data);
   }
   const ctx = jobContext(deps, DELIVER.name);
-  await enqueueMany(ctx, DELIVER, deferred.map((data) => ({ data, startAfterSeconds: 1 })));
+  await enqueueMany(
+    ctx,
+    DELIVER,
+    deferred.map((data) => ({ data, startAfterSeconds: 1 })),
+  );
   try {
     const results = await attemptDeliveries({ ctx, inputs: admitted, client: clientFor(deps) });
     deps.log.debug({ attempts: admitted.length, results }, 'webhook attempts');

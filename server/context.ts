@@ -64,9 +64,7 @@ export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: str
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */
 export async function withTransaction<A extends Actor, T>(ctx: Ctx<A>, fn: (tx: Ctx<A>) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return (ctx.db as Extract<Executor, { transaction: unknown }>).transaction((tx) =>
-    fn({ ...ctx, db: tx, inTransaction: true }),
-  );
+  return (ctx.db as Extract<Executor, { transaction: unknown }>).transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true }));
 }
 
 export function livemode(environment: Environment): boolean {

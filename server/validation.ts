@@ -100,5 +100,9 @@ export function storableQuery(params: URLSearchParams): Record<string, string> {
 }
 
 function unstorable(param: string): FieldError {
-  return { param, code: 'parameter_invalid', message: `Invalid ${param || 'body'}: text must not contain U+0000 or an unpaired UTF-16 surrogate.` };
+  return {
+    param,
+    code: 'parameter_invalid',
+    message: `Invalid ${param || 'body'}: text must not contain U+0000 or an unpaired UTF-16 surrogate.`,
+  };
 }

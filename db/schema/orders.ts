@@ -56,10 +56,14 @@ export const orders = pgTable(
   (t) => [
     uniqueIndex('orders_quote_idx').on(t.quoteId),
     // external_id is the partner's own reference: unique per partner and environment.
-    uniqueIndex('orders_external_id_idx').on(t.partnerId, t.environment, t.externalId).where(sql`${t.externalId} is not null`),
+    uniqueIndex('orders_external_id_idx')
+      .on(t.partnerId, t.environment, t.externalId)
+      .where(sql`${t.externalId} is not null`),
     // Lists are scoped to (partner, environment) and paginated by id (ULIDs sort by creation time).
     index('orders_partner_env_id_idx').on(t.partnerId, t.environment, t.id),
     // The sandbox timeout sweep looks for old open sandbox orders.
-    index('orders_open_sandbox_idx').on(t.createdAt).where(sql`${t.environment} = 'sandbox' and ${t.status} not in ('delivered', 'returned', 'cancelled')`),
+    index('orders_open_sandbox_idx')
+      .on(t.createdAt)
+      .where(sql`${t.environment} = 'sandbox' and ${t.status} not in ('delivered', 'returned', 'cancelled')`),
   ],
 );

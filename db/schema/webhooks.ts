@@ -33,7 +33,9 @@ export const webhookSubscriptions = pgTable(
   },
   (t) => [
     // Fan-out reads the live subscriptions of one partner and environment for every event.
-    index('webhook_subscriptions_scope_idx').on(t.partnerId, t.environment).where(sql`${t.deletedAt} is null`),
+    index('webhook_subscriptions_scope_idx')
+      .on(t.partnerId, t.environment)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 

@@ -10,7 +10,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * @returns {boolean}
  */
 export function verifyWebhook(rawBody, header, secrets, toleranceSeconds = 300, nowSeconds = Date.now() / 1000) {
-  const fields = String(header).split(',').map((part) => part.trim().split('='));
+  const fields = String(header)
+    .split(',')
+    .map((part) => part.trim().split('='));
   const t = fields.find(([key]) => key === 't')?.[1];
   if (!t || !/^\d+$/.test(t) || Math.abs(nowSeconds - Number(t)) > toleranceSeconds) return false;
   const signatures = fields.filter(([key]) => key === 'v1').map(([, value]) => Buffer.from(value ?? ''));

@@ -9,7 +9,8 @@ import { findPartnerOrThrow } from '../partners/find';
 
 function cidrOrThrow(text: string): string {
   const cidr = normaliseCidr(text);
-  if (!cidr) throw new ValidationError([{ param: 'cidr', code: 'parameter_invalid', message: `'${text}' is not an IPv4 or IPv6 address or CIDR.` }]);
+  if (!cidr)
+    throw new ValidationError([{ param: 'cidr', code: 'parameter_invalid', message: `'${text}' is not an IPv4 or IPv6 address or CIDR.` }]);
   return cidr;
 }
 
@@ -26,7 +27,12 @@ export async function addAllowlistEntry({ ctx, input }: { ctx: Ctx; input: { par
       .values({ id: newId(), partnerId: input.partnerId, cidr, label: input.label ?? null })
       .onConflictDoUpdate({ target: [allowlistEntries.partnerId, allowlistEntries.cidr], set: { label: input.label ?? null } })
       .returning();
-    await recordAudit(tx, { action: 'allowlist.add', targetType: 'partner', targetId: input.partnerId, after: { cidr, label: row!.label } });
+    await recordAudit(tx, {
+      action: 'allowlist.add',
+      targetType: 'partner',
+      targetId: input.partnerId,
+      after: { cidr, label: row!.label },
+    });
     return { partner_id: input.partnerId, cidr, label: row!.label };
   });
 }
@@ -39,7 +45,12 @@ export async function removeAllowlistEntry({ ctx, input }: { ctx: Ctx; input: { 
       .where(and(eq(allowlistEntries.partnerId, input.partnerId), eq(allowlistEntries.cidr, cidr)))
       .returning();
     if (removed.length === 0) throw new NotFoundError('allowlist entry', cidr);
-    await recordAudit(tx, { action: 'allowlist.remove', targetType: 'partner', targetId: input.partnerId, before: { cidr, label: removed[0]!.label } });
+    await recordAudit(tx, {
+      action: 'allowlist.remove',
+      targetType: 'partner',
+      targetId: input.partnerId,
+      before: { cidr, label: removed[0]!.label },
+    });
     return { partner_id: input.partnerId, cidr, removed: true };
   });
 }

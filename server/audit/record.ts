@@ -8,7 +8,10 @@ function actorName(ctx: Ctx): string {
 }
 
 /** Appends one audit entry, in the caller's transaction so an undone change leaves no entry. */
-export async function recordAudit(ctx: Ctx, entry: { action: string; targetType: string; targetId: string; before?: unknown; after?: unknown }): Promise<void> {
+export async function recordAudit(
+  ctx: Ctx,
+  entry: { action: string; targetType: string; targetId: string; before?: unknown; after?: unknown },
+): Promise<void> {
   await ctx.db.insert(auditLog).values({
     id: newId(),
     actor: actorName(ctx),

@@ -8,10 +8,17 @@ export const CLIENT_ADDRESS_HEADER = 'x-pdp-client-address';
  * right-most X-Forwarded-For entry that is not itself a trusted proxy. Entries left of an
  * untrusted hop are ignored: anyone can write them.
  */
-export function resolveClientAddress(socketAddress: string | null, forwardedFor: string | null, trusted: readonly Cidr[]): Address | undefined {
+export function resolveClientAddress(
+  socketAddress: string | null,
+  forwardedFor: string | null,
+  trusted: readonly Cidr[],
+): Address | undefined {
   const peer = socketAddress ? parseAddress(socketAddress) : undefined;
   if (!peer || trusted.length === 0 || !inAnyCidr(peer, trusted) || !forwardedFor) return peer;
-  const hops = forwardedFor.split(',').map((h) => h.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
   let client: Address = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = parseAddress(withoutPort(hops[i] ?? ''));

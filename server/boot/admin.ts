@@ -70,7 +70,10 @@ async function cleanUp(): Promise<void> {
 
 // Ctrl-C mid-command: the open transaction rolls back when the pool closes; an embedded Postgres
 // this process started is stopped rather than left running.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(signal, () => void cleanUp().finally(() => process.exit(code)));
 }
 

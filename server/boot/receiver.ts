@@ -57,7 +57,9 @@ function options(): Options {
 function credentials(o: Options): { clientId: string; apiKey: string } | undefined {
   if (o.clientId && o.apiKey) return { clientId: o.clientId, apiKey: o.apiKey };
   try {
-    const demo = JSON.parse(readFileSync(path.join(o.dataDir, 'demo-credentials.json'), 'utf8')) as { sandbox: { client_id: string; api_key: string } };
+    const demo = JSON.parse(readFileSync(path.join(o.dataDir, 'demo-credentials.json'), 'utf8')) as {
+      sandbox: { client_id: string; api_key: string };
+    };
     return { clientId: demo.sandbox.client_id, apiKey: demo.sandbox.api_key };
   } catch {
     return undefined;
@@ -75,7 +77,9 @@ function verify(secret: string, header: string, raw: Buffer): string {
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isInteger(t)) return 'INVALID (no t=)';
   const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex'));
-  const ok = parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected));
+  const ok = parts.some(
+    ([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected),
+  );
   if (!ok) return 'INVALID (no v1 matches the secret)';
   const skew = Math.round(Date.now() / 1000 - t);
   return Math.abs(skew) > 300 ? `INVALID (t is ${skew} s old)` : `valid (t ${skew} s ago)`;
@@ -110,7 +114,11 @@ async function main(): Promise<void> {
       const signature = verify(secret, String(req.headers['x-service-signature'] ?? ''), raw);
       let summary = `${raw.length} bytes`;
       try {
-        const event = JSON.parse(raw.toString('utf8')) as { id: string; type: string; data?: { object?: { id?: string; status?: string } } };
+        const event = JSON.parse(raw.toString('utf8')) as {
+          id: string;
+          type: string;
+          data?: { object?: { id?: string; status?: string } };
+        };
         summary = `${event.type} ${event.id} (${event.data?.object?.id ?? '?'}: ${event.data?.object?.status ?? '?'})`;
       } catch {
         // printed as a byte count
@@ -138,9 +146,13 @@ async function main(): Promise<void> {
     who = credentials(o);
     created = who ? await api(o, who, 'POST', '/partner/webhooks', { url, description: 'npm run receiver' }) : { error: 'no credentials' };
     if ('body' in created && created.status === 201) break;
-    if (!who) say(`No credentials yet: ${path.join(o.dataDir, 'demo-credentials.json')} is written by the first npm start (or pass --client-id and --api-key).`);
+    if (!who)
+      say(
+        `No credentials yet: ${path.join(o.dataDir, 'demo-credentials.json')} is written by the first npm start (or pass --client-id and --api-key).`,
+      );
     else if ('error' in created) say(`The service is not reachable at ${o.api} (${created.error}).`);
-    else if ((created.body.error as { code?: string } | undefined)?.code === 'url_blocked_address') say(`The service refuses loopback webhook URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS is off).`);
+    else if ((created.body.error as { code?: string } | undefined)?.code === 'url_blocked_address')
+      say(`The service refuses loopback webhook URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS is off).`);
     else fail(`could not subscribe ${url}: HTTP ${created.status} ${JSON.stringify(created.body)}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -166,9 +178,13 @@ async function main(): Promise<void> {
   setTimeout(() => {
     if (received > 0) return;
     void api(o, partner, 'GET', `/partner/webhooks/${id}/deliveries`).then((reply) => {
-      const data = 'body' in reply ? (reply.body.data as { attempts?: { error_kind?: string; error_message?: string }[] }[] | undefined) : undefined;
+      const data =
+        'body' in reply ? (reply.body.data as { attempts?: { error_kind?: string; error_message?: string }[] }[] | undefined) : undefined;
       const attempt = data?.[0]?.attempts?.[0];
-      if (attempt?.error_kind) console.error(`The test event has not arrived: ${attempt.error_kind}: ${attempt.error_message}\n  Is the service running with: ${startCommand}`);
+      if (attempt?.error_kind)
+        console.error(
+          `The test event has not arrived: ${attempt.error_kind}: ${attempt.error_message}\n  Is the service running with: ${startCommand}`,
+        );
     });
   }, 5000).unref();
 }

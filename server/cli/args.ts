@@ -50,9 +50,15 @@ export function parseCommandLine(argv: string[], commands: readonly Command[] = 
   }
   const flags: Flags = {};
   for (const [key, v] of Object.entries(parsed.values)) if (typeof v === 'string') flags[key] = v;
-  const missing = Object.entries(command.flags).filter(([key, spec]) => !spec.optional && flags[key] === undefined).map(([key]) => key);
+  const missing = Object.entries(command.flags)
+    .filter(([key, spec]) => !spec.optional && flags[key] === undefined)
+    .map(([key]) => key);
   if (missing.length > 0) {
-    throw new UsageError('missing_flag', `Missing ${missing.map((m) => `--${m}`).join(', ')} for '${name}'. Usage: ${usageLine(command)}`, missing[0]);
+    throw new UsageError(
+      'missing_flag',
+      `Missing ${missing.map((m) => `--${m}`).join(', ')} for '${name}'. Usage: ${usageLine(command)}`,
+      missing[0],
+    );
   }
   return { kind: 'run', command, flags };
 }

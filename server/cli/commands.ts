@@ -140,6 +140,8 @@ export const COMMANDS: readonly Command[] = [
 ];
 
 export function usageLine(c: Command): string {
-  const flags = Object.entries(c.flags).map(([name, spec]) => (spec.optional ? `[--${name} <${spec.value}>]` : `--${name} <${spec.value}>`));
+  const flags = Object.entries(c.flags).map(([name, spec]) =>
+    spec.optional ? `[--${name} <${spec.value}>]` : `--${name} <${spec.value}>`,
+  );
   return [...c.words, ...flags].join(' ');
 }

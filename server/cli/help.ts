@@ -11,7 +11,7 @@ export function helpText(command?: Command): string {
     'Commands:',
     ...lines,
     '  help [<command>]',
-    '      This text, or one command\'s (also: <command> --help).',
+    "      This text, or one command's (also: <command> --help).",
     '',
     'Flags:',
     '  --json   print exactly one JSON object on stdout; a refusal prints {"error": {"code", "message", "param"?}}',

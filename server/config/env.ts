@@ -3,9 +3,12 @@ import { normaliseCidr } from '../auth/cidr';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const cidrList = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const cidrList = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 // Every setting the service reads, with its default. Read once, at start; a bad value stops
 // start-up with a message naming the variable (see loadEnv).
@@ -13,7 +16,10 @@ export const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('::'),
   PUBLIC_BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   DB_POOL_MAX: int(1, 200).default(10),
   DB_TIMEOUT_MS: int(100, 60_000).default(3000),
@@ -30,7 +36,10 @@ export const envSchema = z.object({
   IDEMPOTENCY_TTL_HOURS: int(1, 24 * 30).default(24),
   QUOTE_BASE_FEE: int(0, 10_000_000).default(500),
   QUOTE_FEE_PER_KM: int(0, 10_000_000).default(120),
-  QUOTE_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  QUOTE_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .default('USD'),
   QUOTE_TTL_SECONDS: int(10, 86_400).default(300),
   SERVICE_RADIUS_METERS: int(100, 1_000_000).default(25_000),
   MIN_DISTANCE_METERS: int(0, 100_000).default(100),
@@ -40,7 +49,10 @@ export const envSchema = z.object({
   EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   SECRET_ENCRYPTION_KEY: z
     .string()
-    .refine((v) => /^[0-9a-f]{64}$/i.test(v.trim()) || Buffer.from(v.trim(), 'base64').length === 32, '32 bytes, as 64 hex characters or base64')
+    .refine(
+      (v) => /^[0-9a-f]{64}$/i.test(v.trim()) || Buffer.from(v.trim(), 'base64').length === 32,
+      '32 bytes, as 64 hex characters or base64',
+    )
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_RETRY_SCHEDULE: z
@@ -51,7 +63,11 @@ export const envSchema = z.object({
   WEBHOOK_SANDBOX_RETRY_WINDOW_SECONDS: int(0, 30 * 86_400).default(1800),
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
   WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
-  WEBHOOK_AUTO_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(120),
+  WEBHOOK_AUTO_DISABLE_AFTER_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(120),
   WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000).default(20),
   SEED_DEMO: bool.default(true),
 });

@@ -20,17 +20,33 @@ export interface IssuedCredential {
   environment: 'sandbox' | 'production';
 }
 
-export async function issueCredential({ ctx, input }: { ctx: Ctx; input: z.input<typeof issueCredentialInput> }): Promise<IssuedCredential> {
+export async function issueCredential({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: z.input<typeof issueCredentialInput>;
+}): Promise<IssuedCredential> {
   const { partnerId, environment } = parseOrThrow(issueCredentialInput, input);
   return withTransaction(ctx, async (tx) => {
     // Locked so a concurrent go-live rejection cannot slip between the check and the insert.
     const partner = await findPartnerOrThrow(tx, partnerId, true);
     if (environment === 'production' && partner.goLiveStatus !== 'approved') {
-      throw new ConflictError('go_live_required', `Production credentials need an approved go-live review; this partner's is '${partner.goLiveStatus}'.`);
+      throw new ConflictError(
+        'go_live_required',
+        `Production credentials need an approved go-live review; this partner's is '${partner.goLiveStatus}'.`,
+      );
     }
     const key = generateApiKey(environment);
-    await tx.db.insert(credentials).values({ id: newId(), clientId: key.clientId, partnerId, environment, keyHash: key.keyHash, keyLast4: key.keyLast4 });
-    await recordAudit(tx, { action: 'credential.issue', targetType: 'credential', targetId: key.clientId, after: { partner_id: partnerId, environment, key_last4: key.keyLast4 } });
+    await tx.db
+      .insert(credentials)
+      .values({ id: newId(), clientId: key.clientId, partnerId, environment, keyHash: key.keyHash, keyLast4: key.keyLast4 });
+    await recordAudit(tx, {
+      action: 'credential.issue',
+      targetType: 'credential',
+      targetId: key.clientId,
+      after: { partner_id: partnerId, environment, key_last4: key.keyLast4 },
+    });
     return { client_id: key.clientId, api_key: key.apiKey, environment };
   });
 }

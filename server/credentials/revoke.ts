@@ -12,7 +12,13 @@ export async function revokeCredential({ ctx, input }: { ctx: Ctx; input: { clie
     if (!row) throw new NotFoundError('credential', input.clientId);
     if (row.revokedAt) return { client_id: row.clientId, revoked_at: unixSeconds(row.revokedAt) };
     const [updated] = await tx.db.update(credentials).set({ revokedAt: new Date() }).where(eq(credentials.id, row.id)).returning();
-    await recordAudit(tx, { action: 'credential.revoke', targetType: 'credential', targetId: row.clientId, before: { revoked_at: null }, after: { revoked_at: updated!.revokedAt } });
+    await recordAudit(tx, {
+      action: 'credential.revoke',
+      targetType: 'credential',
+      targetId: row.clientId,
+      before: { revoked_at: null },
+      after: { revoked_at: updated!.revokedAt },
+    });
     return { client_id: row.clientId, revoked_at: unixSeconds(updated!.revokedAt!) };
   });
 }

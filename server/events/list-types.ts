@@ -4,7 +4,12 @@ import { exampleEvent } from './examples';
 export function listEventTypes() {
   return {
     object: 'list' as const,
-    data: EVENT_CATALOG.map((e) => ({ object: 'event_type' as const, type: e.type, description: e.description, example: exampleEvent(e.type) })),
+    data: EVENT_CATALOG.map((e) => ({
+      object: 'event_type' as const,
+      type: e.type,
+      description: e.description,
+      example: exampleEvent(e.type),
+    })),
     has_more: false,
   };
 }

@@ -29,7 +29,10 @@ export const listEventsQuery = z.strictObject({
   created_lte: createdRange.created_lte.unwrap().max(LATEST_UNIX).optional().meta({ description: 'Created at or before (Unix seconds)' }),
   // Checked against the catalog: a misspelt type is a 400, not a silently empty list (and free text
   // with a NUL byte never reaches Postgres, which refuses it with a 500).
-  type: z.enum(EVENT_CATALOG.map((e) => e.type) as [string, ...string[]]).optional().meta({ description: 'An event type of the catalog (GET /partner/event-types)' }),
+  type: z
+    .enum(EVENT_CATALOG.map((e) => e.type) as [string, ...string[]])
+    .optional()
+    .meta({ description: 'An event type of the catalog (GET /partner/event-types)' }),
   order_id: ulidString.optional().meta({ description: 'Only the events of this order' }),
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;

@@ -26,6 +26,9 @@ export function enforceAllowlist(request: Request, credential: VerifiedCredentia
   if (credential.allowlist.length === 0) return;
   const address = resolveClientAddress(request.headers.get(CLIENT_ADDRESS_HEADER), request.headers.get('x-forwarded-for'), trustedProxies);
   if (!address || !inAnyCidr(address, credential.allowlist)) {
-    throw new ForbiddenError('ip_not_allowed', `Requests from ${address?.toString() ?? 'this address'} are not allowed for this partner: the address is not on its IP allowlist.`);
+    throw new ForbiddenError(
+      'ip_not_allowed',
+      `Requests from ${address?.toString() ?? 'this address'} are not allowed for this partner: the address is not on its IP allowlist.`,
+    );
   }
 }

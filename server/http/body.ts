@@ -14,7 +14,11 @@ export async function readJsonBody(request: Request): Promise<{ value: unknown; 
   const raw = await readLimited(request);
   if (raw.length === 0) return undefined;
   if (!isJsonContentType(request.headers.get('content-type'))) {
-    throw new AppError('unsupported_media_type', 'unsupported_media_type', 'Request bodies must be JSON, sent with Content-Type: application/json.');
+    throw new AppError(
+      'unsupported_media_type',
+      'unsupported_media_type',
+      'Request bodies must be JSON, sent with Content-Type: application/json.',
+    );
   }
   let value: unknown;
   try {

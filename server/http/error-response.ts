@@ -7,7 +7,14 @@ import { jsonResponse } from './json';
 export const errorEnvelope = z
   .object({
     error: z.object({
-      type: z.enum(['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'idempotency_error', 'api_error']),
+      type: z.enum([
+        'invalid_request_error',
+        'authentication_error',
+        'permission_error',
+        'rate_limit_error',
+        'idempotency_error',
+        'api_error',
+      ]),
       code: z.string().meta({ example: 'parameter_missing' }),
       message: z.string(),
       param: z.string().optional().meta({ description: 'The first invalid field, dotted (pickup.lat)' }),
@@ -71,7 +78,12 @@ export function errorResponse(error: unknown, requestId: string, log: Logger, he
   if (!appError) {
     log.error({ request_id: requestId, err: error }, 'unhandled error');
     const body: ErrorBody = {
-      error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred; it has been logged.', request_id: requestId },
+      error: {
+        type: 'api_error',
+        code: 'internal_error',
+        message: 'An internal error occurred; it has been logged.',
+        request_id: requestId,
+      },
     };
     return jsonResponse(500, body, headers);
   }

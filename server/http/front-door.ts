@@ -84,7 +84,14 @@ function notFound(pathname: string): Response {
   const requestId = newRequestId();
   return jsonResponse(
     404,
-    { error: { type: 'invalid_request_error', code: 'route_not_found', message: `No route for ${pathname}. See /partner/openapi.json.`, request_id: requestId } },
+    {
+      error: {
+        type: 'invalid_request_error',
+        code: 'route_not_found',
+        message: `No route for ${pathname}. See /partner/openapi.json.`,
+        request_id: requestId,
+      },
+    },
     { 'x-request-id': requestId },
   );
 }

@@ -8,7 +8,7 @@ import type { RouteEntry } from './routes';
 const COMMON_ERRORS: Record<number, string> = {
   400: 'Malformed JSON or an invalid field (`param` names it; `errors` lists every one)',
   401: 'Missing or invalid X-API-Key / X-Client-ID',
-  403: 'The client address is outside the partner\'s IP allowlist',
+  403: "The client address is outside the partner's IP allowlist",
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Internal error (never leaks internals)',
   503: 'The database is unreachable; retry shortly',
@@ -37,7 +37,11 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
     for (const [method, handler] of Object.entries(route.handlers) as [HttpMethod, { spec: RouteSpec }][]) {
       registry.registerPath(operation(route.path, method, handler.spec, [apiKey.name, clientId.name]));
       if (route.alias) {
-        const aliased = { ...handler.spec, operationId: `${handler.spec.operationId}ViaAlias`, description: `Alias of ${method} ${route.path}, as the specification prints it.` };
+        const aliased = {
+          ...handler.spec,
+          operationId: `${handler.spec.operationId}ViaAlias`,
+          description: `Alias of ${method} ${route.path}, as the specification prints it.`,
+        };
         registry.registerPath(operation(route.alias, method, aliased, [apiKey.name, clientId.name]));
       }
     }
@@ -47,14 +51,17 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
     info: {
       title: 'Partner Delivery API',
       version: '1.0.0',
-      description: 'Quotes, orders and signed webhooks for delivery partners. Every response carries X-Request-Id; errors share one JSON envelope.',
+      description:
+        'Quotes, orders and signed webhooks for delivery partners. Every response carries X-Request-Id; errors share one JSON envelope.',
     },
     servers: [{ url: '/' }],
   });
 }
 
 function operation(path: string, method: HttpMethod, spec: RouteSpec, security: string[]): RouteConfig {
-  const errors: Record<number, string> = spec.auth ? { ...COMMON_ERRORS, ...(method === 'POST' || method === 'PATCH' ? BODY_ERRORS : {}) } : { 500: COMMON_ERRORS[500]! };
+  const errors: Record<number, string> = spec.auth
+    ? { ...COMMON_ERRORS, ...(method === 'POST' || method === 'PATCH' ? BODY_ERRORS : {}) }
+    : { 500: COMMON_ERRORS[500]! };
   for (const e of spec.errors ?? []) errors[e.status] = e.description;
   const responses: RouteConfig['responses'] = {
     [spec.response.status]: {
@@ -73,7 +80,12 @@ function operation(path: string, method: HttpMethod, spec: RouteSpec, security: 
   const headerParams =
     spec.auth && method === 'POST'
       ? z.object({
-          'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'Same key and body within 24 h returns the first response again' }),
+          'Idempotency-Key': z
+            .string()
+            .min(1)
+            .max(255)
+            .optional()
+            .meta({ description: 'Same key and body within 24 h returns the first response again' }),
         })
       : undefined;
   return {

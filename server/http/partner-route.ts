@@ -33,9 +33,12 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
  * IP allowlist (403), rate limit (429), body (413/415/400), validation (400), idempotency, the
  * domain verb, and error mapping. Route files stay a few lines long.
  */
-export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodType | undefined, P extends z.ZodType | undefined, R extends z.ZodType>(
-  def: Definition<B, Q, P, R>,
-): SpecifiedHandler {
+export function partnerRoute<
+  B extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  P extends z.ZodType | undefined,
+  R extends z.ZodType,
+>(def: Definition<B, Q, P, R>): SpecifiedHandler {
   const { handler, ...spec } = def;
   const routeSpec: RouteSpec = { ...spec, auth: true } as RouteSpec;
 
@@ -85,9 +88,17 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
 
         if (idempotencyKey === null) return run();
         const scope = { partnerId: credential.partnerId, environment: credential.environment, key: idempotencyKey };
-        const claim = await claimIdempotencyKey(services.db, scope, requestFingerprint(request.method, url.pathname, body?.raw ?? ''), services.env.IDEMPOTENCY_TTL_HOURS);
+        const claim = await claimIdempotencyKey(
+          services.db,
+          scope,
+          requestFingerprint(request.method, url.pathname, body?.raw ?? ''),
+          services.env.IDEMPOTENCY_TTL_HOURS,
+        );
         if (claim.kind === 'replay') {
-          return new Response(claim.response.body, { status: claim.response.status, headers: { ...claim.response.headers, 'idempotent-replayed': 'true' } });
+          return new Response(claim.response.body, {
+            status: claim.response.status,
+            headers: { ...claim.response.headers, 'idempotent-replayed': 'true' },
+          });
         }
         let first: Response;
         try {
@@ -109,7 +120,14 @@ export function partnerRoute<B extends z.ZodType | undefined, Q extends z.ZodTyp
     }
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     services.log.info(
-      { request_id: requestId, method: request.method, path: new URL(request.url).pathname, status: response.status, ms: Math.round(performance.now() - started), client_id: clientId },
+      {
+        request_id: requestId,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+        client_id: clientId,
+      },
       'partner request',
     );
     return response;

@@ -24,6 +24,10 @@ export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
       return errorResponse(error, requestId, services.log, { 'x-request-id': requestId });
     }
   };
-  const routeSpec: RouteSpec = { ...spec, auth: false, response: { status: 200, schema: response?.schema ?? jsonObject, description: response?.description ?? 'OK' } };
+  const routeSpec: RouteSpec = {
+    ...spec,
+    auth: false,
+    response: { status: 200, schema: response?.schema ?? jsonObject, description: response?.description ?? 'OK' },
+  };
   return Object.assign(handle, { spec: routeSpec });
 }

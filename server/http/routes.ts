@@ -41,7 +41,11 @@ export function byMatchOrder(a: RouteEntry, b: RouteEntry): number {
 
 /** Paths the front door must dispatch itself rather than hand to Next. */
 export function isPartnerPath(pathname: string): boolean {
-  return pathname === '/partner' || pathname.startsWith('/partner/') || ALIASES.some(([, alias]) => pathname === alias || pathname.startsWith(alias + '/'));
+  return (
+    pathname === '/partner' ||
+    pathname.startsWith('/partner/') ||
+    ALIASES.some(([, alias]) => pathname === alias || pathname.startsWith(alias + '/'))
+  );
 }
 
 function compile(routePathText: string): (pathname: string) => Record<string, string> | undefined {

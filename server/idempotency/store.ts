@@ -25,7 +25,11 @@ const STALE_IN_PROGRESS_SECONDS = 60;
 export function validateIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
     throw new ValidationError([
-      { param: 'Idempotency-Key', code: 'idempotency_key_invalid', message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' },
+      {
+        param: 'Idempotency-Key',
+        code: 'idempotency_key_invalid',
+        message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+      },
     ]);
   }
 }
@@ -50,7 +54,15 @@ export async function claimIdempotencyKey(db: Database, scope: Scope, fingerprin
     .onConflictDoUpdate({
       target: [idempotencyKeys.partnerId, idempotencyKeys.environment, idempotencyKeys.key],
       // Take over an expired key, or one whose first request died without finishing.
-      set: { requestHash: fingerprint, state: 'in_progress', createdAt: sql`now()`, expiresAt: sql`now() + make_interval(hours => ${ttlHours})`, responseStatus: null, responseBody: null, responseHeaders: null },
+      set: {
+        requestHash: fingerprint,
+        state: 'in_progress',
+        createdAt: sql`now()`,
+        expiresAt: sql`now() + make_interval(hours => ${ttlHours})`,
+        responseStatus: null,
+        responseBody: null,
+        responseHeaders: null,
+      },
       setWhere: sql`${idempotencyKeys.expiresAt} < now() or (${idempotencyKeys.state} = 'in_progress' and ${idempotencyKeys.createdAt} < now() - make_interval(secs => ${STALE_IN_PROGRESS_SECONDS}))`,
     })
     .returning({ key: idempotencyKeys.key });
@@ -59,12 +71,20 @@ export async function claimIdempotencyKey(db: Database, scope: Scope, fingerprin
   const [existing] = await db.select().from(idempotencyKeys).where(whereScope(scope));
   if (!existing) return claimIdempotencyKey(db, scope, fingerprint, ttlHours);
   if (existing.requestHash !== fingerprint) {
-    throw new AppError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key.', {
-      param: 'Idempotency-Key',
-    });
+    throw new AppError(
+      'unprocessable',
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request; use a new key.',
+      {
+        param: 'Idempotency-Key',
+      },
+    );
   }
   if (existing.state === 'in_progress' || existing.responseStatus === null) {
-    throw new ConflictError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    throw new ConflictError(
+      'idempotency_request_in_progress',
+      'A request with this Idempotency-Key is still being processed; retry shortly.',
+    );
   }
   return {
     kind: 'replay',
@@ -85,7 +105,10 @@ export async function releaseIdempotencyKey(db: Database, scope: Scope): Promise
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Database): Promise<number> {
-  const rows = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, sql`now()`)).returning({ key: idempotencyKeys.key });
+  const rows = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
+    .returning({ key: idempotencyKeys.key });
   return rows.length;
 }
 

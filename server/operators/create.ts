@@ -9,7 +9,10 @@ import { parseOrThrow } from '../validation';
 import { hashPassword } from './password';
 
 export const createOperatorInput = z.strictObject({
-  email: z.email().max(254).transform((e) => e.toLowerCase()),
+  email: z
+    .email()
+    .max(254)
+    .transform((e) => e.toLowerCase()),
   password: z.string().min(12, 'at least 12 characters').max(200),
   role: z.enum(['admin', 'support']),
 });

@@ -4,7 +4,13 @@ import type { OrderResource } from './schemas';
 import type { OrderStatus } from './state-machine';
 
 /** An operator moves an order (dispatch happens outside this service): admin CLI and console. */
-export async function advanceOrder({ ctx, input }: { ctx: Ctx; input: { orderId: string; status: OrderStatus; reason?: string } }): Promise<OrderResource> {
+export async function advanceOrder({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { orderId: string; status: OrderStatus; reason?: string };
+}): Promise<OrderResource> {
   return moveOrder({
     ctx,
     input: {

@@ -32,13 +32,19 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
         .from(orders)
         .where(and(eq(orders.partnerId, partnerId), eq(orders.environment, environment), eq(orders.externalId, input.external_id)));
       if (existing) {
-        throw new ConflictError('duplicate_external_id', `An order with external_id '${input.external_id}' already exists: ${existing.id}.`, {
-          param: 'external_id',
-          existing_order_id: existing.id,
-        });
+        throw new ConflictError(
+          'duplicate_external_id',
+          `An order with external_id '${input.external_id}' already exists: ${existing.id}.`,
+          {
+            param: 'external_id',
+            existing_order_id: existing.id,
+          },
+        );
       }
     }
-    const simulation = input.simulation ? { scenario: input.simulation.scenario, step_seconds: input.simulation.step_seconds, next_step: 0 } : null;
+    const simulation = input.simulation
+      ? { scenario: input.simulation.scenario, step_seconds: input.simulation.step_seconds, next_step: 0 }
+      : null;
     const [row] = await tx.db
       .insert(orders)
       .values({
@@ -48,8 +54,18 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
         status: 'created',
         quoteId: quote.id,
         externalId: input.external_id ?? null,
-        pickup: { lat: quote.pickupLat, lng: quote.pickupLng, contact: input.pickup?.contact ?? null, instructions: input.pickup?.instructions ?? null },
-        dropoff: { lat: quote.dropoffLat, lng: quote.dropoffLng, contact: input.dropoff?.contact ?? null, instructions: input.dropoff?.instructions ?? null },
+        pickup: {
+          lat: quote.pickupLat,
+          lng: quote.pickupLng,
+          contact: input.pickup?.contact ?? null,
+          instructions: input.pickup?.instructions ?? null,
+        },
+        dropoff: {
+          lat: quote.dropoffLat,
+          lng: quote.dropoffLng,
+          contact: input.dropoff?.contact ?? null,
+          instructions: input.dropoff?.instructions ?? null,
+        },
         feeAmount: quote.feeAmount,
         feeCurrency: quote.feeCurrency,
         statusHistory: [{ status: 'created', at: unixSeconds(now) }],

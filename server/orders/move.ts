@@ -23,7 +23,11 @@ export interface MoveRequest {
 export async function lockOrder(ctx: Ctx, orderId: string, scope?: MoveRequest['scope']): Promise<OrderRow> {
   const conditions = [eq(orders.id, orderId)];
   if (scope) conditions.push(eq(orders.partnerId, scope.partnerId), eq(orders.environment, scope.environment));
-  const [row] = await ctx.db.select().from(orders).where(and(...conditions)).for('update');
+  const [row] = await ctx.db
+    .select()
+    .from(orders)
+    .where(and(...conditions))
+    .for('update');
   if (!row) throw new NotFoundError('order', orderId);
   return row;
 }
@@ -37,11 +41,19 @@ export async function moveOrder({ ctx, input }: { ctx: Ctx; input: MoveRequest }
 }
 
 /** Applies a move to a row the caller has locked, in the caller's transaction. */
-export async function applyMove(ctx: Ctx, row: OrderRow, input: Omit<MoveRequest, 'orderId' | 'scope'> & { simulation?: SimulationJson | null }): Promise<OrderResource> {
+export async function applyMove(
+  ctx: Ctx,
+  row: OrderRow,
+  input: Omit<MoveRequest, 'orderId' | 'scope'> & { simulation?: SimulationJson | null },
+): Promise<OrderResource> {
   const from = row.status as OrderStatus;
   if (input.byPartner && input.to === 'cancelled' && !PARTNER_CANCELLABLE.has(from)) {
     const reason = from === 'cancelled' ? 'already_cancelled' : TERMINAL.has(from) ? `order_${from}` : 'courier_has_goods';
-    throw new ConflictError('cancel_not_allowed', `This order can no longer be cancelled: it is ${from}. Cancellation is possible before pickup only.`, { reason });
+    throw new ConflictError(
+      'cancel_not_allowed',
+      `This order can no longer be cancelled: it is ${from}. Cancellation is possible before pickup only.`,
+      { reason },
+    );
   }
   const transition = findTransition(from, input.to);
   if (!transition) {

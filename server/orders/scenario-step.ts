@@ -31,7 +31,11 @@ export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { order
       return 'stopped';
     }
     const next = input.step + 1;
-    await applyMove(tx, row, { to, cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined, simulation: { ...sim, next_step: next } });
+    await applyMove(tx, row, {
+      to,
+      cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined,
+      simulation: { ...sim, next_step: next },
+    });
     if (next < steps.length) {
       // The move commits with its next step or not at all, or the scenario would stall with no error anywhere.
       await enqueue(tx, SCENARIO_STEP, { order_id: row.id, step: next }, { startAfterSeconds: sim.step_seconds });

@@ -87,7 +87,9 @@ export const listOrdersQuery = z.strictObject({
 export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
 
 export const cancelOrderInput = z
-  .strictObject({ reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Free text; defaults to requested_by_partner' }) })
+  .strictObject({
+    reason: z.string().trim().min(1).max(500).optional().meta({ description: 'Free text; defaults to requested_by_partner' }),
+  })
   .meta({ id: 'CancelOrderRequest' });
 
 export const simulateOrderInput = z

@@ -7,7 +7,13 @@ import type { OrderResource } from './schemas';
 import { nextHappyStep, type OrderStatus } from './state-machine';
 
 /** Sandbox only: moves an order one step, to `status` or along the happy path, like a courier would. */
-export async function simulateOrder({ ctx, input }: { ctx: PartnerCtx; input: { id: string; status?: OrderStatus } }): Promise<OrderResource> {
+export async function simulateOrder({
+  ctx,
+  input,
+}: {
+  ctx: PartnerCtx;
+  input: { id: string; status?: OrderStatus };
+}): Promise<OrderResource> {
   if (ctx.actor.environment !== 'sandbox') {
     throw new ForbiddenError('sandbox_only', 'Simulation is available with sandbox credentials only.');
   }
@@ -16,7 +22,10 @@ export async function simulateOrder({ ctx, input }: { ctx: PartnerCtx; input: { 
   return withTransaction(ctx, async (tx) => {
     const row = await lockOrder(tx, input.id, { partnerId: ctx.actor.partnerId, environment: ctx.actor.environment });
     const to = input.status ?? nextHappyStep(row.status as OrderStatus);
-    if (!to) throw new ConflictError('invalid_state_transition', `The order is ${row.status}: there is no next happy-path step.`, { from: row.status });
+    if (!to)
+      throw new ConflictError('invalid_state_transition', `The order is ${row.status}: there is no next happy-path step.`, {
+        from: row.status,
+      });
     return applyMove(tx, row, { to, cancellation: to === 'cancelled' ? COURIER_CANCELLATION : undefined });
   });
 }

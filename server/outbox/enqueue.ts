@@ -21,7 +21,11 @@ export async function enqueue<Q extends Queue>(ctx: Ctx, queue: Q, data: JobData
 }
 
 /** Several jobs of one queue in one statement, on ctx's database handle like enqueue. */
-export async function enqueueMany<Q extends Queue>(ctx: Ctx, queue: Q, jobs: { data: JobData<Q>; startAfterSeconds?: number }[]): Promise<void> {
+export async function enqueueMany<Q extends Queue>(
+  ctx: Ctx,
+  queue: Q,
+  jobs: { data: JobData<Q>; startAfterSeconds?: number }[],
+): Promise<void> {
   if (jobs.length === 0) return;
   await ctx.jobs.insert(ctx.db, queue.name, jobs as { data: object; startAfterSeconds?: number }[]);
   if (jobs.some((job) => !job.startAfterSeconds)) await wakeWorkers(ctx, queue);

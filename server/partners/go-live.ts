@@ -24,7 +24,13 @@ export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: { partnerI
       throw new ConflictError('invalid_go_live_transition', `Cannot ${input.decision} go-live: the review is '${partner.goLiveStatus}'.`);
     }
     await tx.db.update(partners).set({ goLiveStatus: move.to }).where(eq(partners.id, partner.id));
-    await recordAudit(tx, { action: `partner.go_live.${input.decision}`, targetType: 'partner', targetId: partner.id, before: { go_live_status: partner.goLiveStatus }, after: { go_live_status: move.to } });
+    await recordAudit(tx, {
+      action: `partner.go_live.${input.decision}`,
+      targetType: 'partner',
+      targetId: partner.id,
+      before: { go_live_status: partner.goLiveStatus },
+      after: { go_live_status: move.to },
+    });
     return { id: partner.id, go_live_status: move.to };
   });
 }

@@ -17,7 +17,17 @@ export async function setRateLimit({ ctx, input }: { ctx: Ctx; input: z.input<ty
   return withTransaction(ctx, async (tx) => {
     const partner = await findPartnerOrThrow(tx, partnerId, true);
     await tx.db.update(partners).set({ rateLimitPerSecond: perSecond }).where(eq(partners.id, partnerId));
-    await recordAudit(tx, { action: 'partner.rate_limit.set', targetType: 'partner', targetId: partnerId, before: { per_second: partner.rateLimitPerSecond }, after: { per_second: perSecond } });
-    return { id: partnerId, rate_limit_per_second: perSecond ?? ctx.env.RATE_LIMIT_PER_SECOND, burst: perSecond ? perSecond * 2 : ctx.env.RATE_LIMIT_BURST };
+    await recordAudit(tx, {
+      action: 'partner.rate_limit.set',
+      targetType: 'partner',
+      targetId: partnerId,
+      before: { per_second: partner.rateLimitPerSecond },
+      after: { per_second: perSecond },
+    });
+    return {
+      id: partnerId,
+      rate_limit_per_second: perSecond ?? ctx.env.RATE_LIMIT_PER_SECOND,
+      burst: perSecond ? perSecond * 2 : ctx.env.RATE_LIMIT_BURST,
+    };
   });
 }

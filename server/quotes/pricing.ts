@@ -14,10 +14,18 @@ export interface Estimate {
 export function estimate(pickup: LatLng, dropoff: LatLng, env: Env): Estimate {
   const distanceMeters = Math.round(greatCircleMeters(pickup, dropoff));
   if (distanceMeters > env.SERVICE_RADIUS_METERS) {
-    throw new UnprocessableError('distance_too_long', `The trip is ${distanceMeters} m; the service radius is ${env.SERVICE_RADIUS_METERS} m.`, 'dropoff');
+    throw new UnprocessableError(
+      'distance_too_long',
+      `The trip is ${distanceMeters} m; the service radius is ${env.SERVICE_RADIUS_METERS} m.`,
+      'dropoff',
+    );
   }
   if (distanceMeters < env.MIN_DISTANCE_METERS) {
-    throw new UnprocessableError('distance_too_short', `The trip is ${distanceMeters} m; the minimum is ${env.MIN_DISTANCE_METERS} m.`, 'dropoff');
+    throw new UnprocessableError(
+      'distance_too_short',
+      `The trip is ${distanceMeters} m; the minimum is ${env.MIN_DISTANCE_METERS} m.`,
+      'dropoff',
+    );
   }
   const metersPerSecond = (env.COURIER_SPEED_KMH * 1000) / 3600;
   return {

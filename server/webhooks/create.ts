@@ -10,7 +10,13 @@ import { sealSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 import { validateWebhookUrl } from './validate-url';
 
-export async function createWebhook({ ctx, input }: { ctx: PartnerCtx; input: CreateWebhookInput }): Promise<WebhookResource & { secret: string }> {
+export async function createWebhook({
+  ctx,
+  input,
+}: {
+  ctx: PartnerCtx;
+  input: CreateWebhookInput;
+}): Promise<WebhookResource & { secret: string }> {
   const url = await validateWebhookUrl(ctx, input.url);
   const secret = generateWebhookSecret();
   const sealed = sealSecret(ctx, secret);
@@ -21,9 +27,18 @@ export async function createWebhook({ ctx, input }: { ctx: PartnerCtx; input: Cr
     const [{ n } = { n: 0 }] = await tx.db
       .select({ n: count() })
       .from(webhookSubscriptions)
-      .where(and(eq(webhookSubscriptions.partnerId, partnerId), eq(webhookSubscriptions.environment, environment), isNull(webhookSubscriptions.deletedAt)));
+      .where(
+        and(
+          eq(webhookSubscriptions.partnerId, partnerId),
+          eq(webhookSubscriptions.environment, environment),
+          isNull(webhookSubscriptions.deletedAt),
+        ),
+      );
     if (n >= ctx.env.WEBHOOK_MAX_SUBSCRIPTIONS) {
-      throw new UnprocessableError('subscription_limit_reached', `At most ${ctx.env.WEBHOOK_MAX_SUBSCRIPTIONS} webhook subscriptions per environment; delete one first.`);
+      throw new UnprocessableError(
+        'subscription_limit_reached',
+        `At most ${ctx.env.WEBHOOK_MAX_SUBSCRIPTIONS} webhook subscriptions per environment; delete one first.`,
+      );
     }
     const now = new Date();
     const [row] = await tx.db
@@ -41,7 +56,12 @@ export async function createWebhook({ ctx, input }: { ctx: PartnerCtx; input: Cr
         updatedAt: now,
       })
       .returning();
-    await recordAudit(tx, { action: 'webhook.create', targetType: 'webhook_subscription', targetId: row!.id, after: { url, event_filters: row!.eventFilters } });
+    await recordAudit(tx, {
+      action: 'webhook.create',
+      targetType: 'webhook_subscription',
+      targetId: row!.id,
+      after: { url, event_filters: row!.eventFilters },
+    });
     return { ...presentWebhook(row!), secret };
   });
 }

@@ -8,7 +8,10 @@ import { findSubscription } from './find';
 export async function deleteWebhook({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }) {
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id, true);
-    await tx.db.update(webhookSubscriptions).set({ deletedAt: new Date(), status: 'disabled', disabledReason: 'deleted' }).where(eq(webhookSubscriptions.id, row.id));
+    await tx.db
+      .update(webhookSubscriptions)
+      .set({ deletedAt: new Date(), status: 'disabled', disabledReason: 'deleted' })
+      .where(eq(webhookSubscriptions.id, row.id));
     await recordAudit(tx, { action: 'webhook.delete', targetType: 'webhook_subscription', targetId: row.id });
     return { id: row.id, object: 'webhook_subscription' as const, deleted: true as const };
   });

@@ -35,7 +35,15 @@ type Claimed = {
  * statement claims them all, one records every success (the common case); failures are recorded
  * one by one, each with its retry job in its transaction.
  */
-export async function attemptDeliveries({ ctx, inputs, client }: { ctx: Ctx; inputs: DeliverJob[]; client: WebhookClient }): Promise<AttemptResult[]> {
+export async function attemptDeliveries({
+  ctx,
+  inputs,
+  client,
+}: {
+  ctx: Ctx;
+  inputs: DeliverJob[];
+  client: WebhookClient;
+}): Promise<AttemptResult[]> {
   const claimed = await claim(ctx, inputs);
   const successes: Success[] = [];
   const results = await Promise.all(
@@ -102,7 +110,12 @@ async function send(ctx: Ctx, claimed: Claimed, client: WebhookClient): Promise<
   const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: ctx.resolver });
   const outcome: PostOutcome =
     'code' in checked
-      ? { kind: 'error', errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address', message: checked.message, durationMs: 0 }
+      ? {
+          kind: 'error',
+          errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address',
+          message: checked.message,
+          durationMs: 0,
+        }
       : await client.post(claimed.url, headers, body);
   return { startedAt, outcome };
 }
@@ -150,7 +163,9 @@ async function recordAttempt(ctx: Ctx, claimed: Claimed, input: DeliverJob, star
   const ok = outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
   const gone = outcome.kind === 'response' && outcome.status === 410;
   const retryAfter =
-    outcome.kind === 'response' && (outcome.status === 429 || outcome.status === 503) ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
+    outcome.kind === 'response' && (outcome.status === 429 || outcome.status === 503)
+      ? parseRetryAfter(outcome.headers['retry-after'])
+      : undefined;
   const delay = ok || gone ? undefined : nextRetryDelay(input.attempt, claimed.environment, ctx.env, retryAfter);
   const result: AttemptResult = ok ? 'succeeded' : delay === undefined ? 'failed' : 'retrying';
   const subscriptionId = input.subscription_id;

@@ -25,7 +25,12 @@ export async function listDeliveries({ ctx, input }: { ctx: PartnerCtx; input: L
     ? await ctx.db
         .select()
         .from(webhookAttempts)
-        .where(inArray(webhookAttempts.deliveryId, page.map((d) => d.id)))
+        .where(
+          inArray(
+            webhookAttempts.deliveryId,
+            page.map((d) => d.id),
+          ),
+        )
         .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.startedAt))
     : [];
   const data: DeliveryResource[] = page.map((d) => ({

@@ -29,7 +29,13 @@ export async function fanOutEvent({ ctx, input }: { ctx: Ctx; input: { eventId: 
     const subscriptions = await tx.db
       .select({ id: webhookSubscriptions.id, status: webhookSubscriptions.status, filters: webhookSubscriptions.eventFilters })
       .from(webhookSubscriptions)
-      .where(and(eq(webhookSubscriptions.partnerId, event.partnerId), eq(webhookSubscriptions.environment, event.environment), isNull(webhookSubscriptions.deletedAt)));
+      .where(
+        and(
+          eq(webhookSubscriptions.partnerId, event.partnerId),
+          eq(webhookSubscriptions.environment, event.environment),
+          isNull(webhookSubscriptions.deletedAt),
+        ),
+      );
     const matching = subscriptions.filter((s) =>
       event.type === 'webhook.test' ? s.id === event.objectId : s.filters.length === 0 || s.filters.includes(event.type),
     );

@@ -35,7 +35,8 @@ export function createWebhookClient(opts: Options) {
       (addresses) => {
         const allowed = opts.allowPrivate ? addresses : addresses.filter((a) => !blockedRange(a));
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
-        if (allowed.length === 0) return callback(new BlockedAddressError(`${hostname} resolves only to non-public addresses (${addresses.join(', ')})`));
+        if (allowed.length === 0)
+          return callback(new BlockedAddressError(`${hostname} resolves only to non-public addresses (${addresses.join(', ')})`));
         const list: LookupAddress[] = allowed.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
         if (options.all) callback(null, list);
         else callback(null, list[0]!.address, list[0]!.family);
@@ -109,7 +110,14 @@ function classify(error: unknown): Exclude<AttemptErrorKind, 'http_status'> {
   if (code === 'EBLOCKEDADDRESS') return 'blocked_address';
   if (code === 'TIMEOUT' || code.includes('TIMEOUT') || code === 'ETIMEDOUT') return 'timeout';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns';
-  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code.includes('SELF_SIGNED') || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') return 'tls';
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    code.includes('CERT') ||
+    code.includes('SELF_SIGNED') ||
+    code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+  )
+    return 'tls';
   return 'connection';
 }
 

@@ -11,14 +11,25 @@ import { generateWebhookSecret } from './signing';
 // Receivers switch secrets at their own pace: for this long every delivery carries both signatures.
 const OVERLAP_MS = 24 * 3600 * 1000;
 
-export async function rotateWebhookSecret({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<WebhookResource & { secret: string }> {
+export async function rotateWebhookSecret({
+  ctx,
+  input,
+}: {
+  ctx: PartnerCtx;
+  input: { id: string };
+}): Promise<WebhookResource & { secret: string }> {
   const secret = generateWebhookSecret();
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id, true);
     const now = new Date();
     const [updated] = await tx.db
       .update(webhookSubscriptions)
-      .set({ secretSealed: sealSecret(ctx, secret), previousSecretSealed: row.secretSealed, previousSecretExpiresAt: new Date(now.getTime() + OVERLAP_MS), updatedAt: now })
+      .set({
+        secretSealed: sealSecret(ctx, secret),
+        previousSecretSealed: row.secretSealed,
+        previousSecretExpiresAt: new Date(now.getTime() + OVERLAP_MS),
+        updatedAt: now,
+      })
       .where(eq(webhookSubscriptions.id, row.id))
       .returning();
     await recordAudit(tx, { action: 'webhook.rotate_secret', targetType: 'webhook_subscription', targetId: row.id });

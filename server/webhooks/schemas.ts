@@ -8,12 +8,16 @@ const eventFilters = z
   .max(50)
   .superRefine((list, ctx) => {
     list.forEach((type, i) => {
-      if (!EVENT_TYPES.has(type)) ctx.addIssue({ code: 'custom', path: [i], message: `unknown event type '${type}'; see GET /partner/event-types` });
+      if (!EVENT_TYPES.has(type))
+        ctx.addIssue({ code: 'custom', path: [i], message: `unknown event type '${type}'; see GET /partner/event-types` });
     });
   })
   .meta({ description: 'Event types to deliver; empty (the default) delivers every catalog type' });
 
-const url = z.string().max(MAX_URL_LENGTH).meta({ description: 'https:// URL with a public host', example: 'https://example.com/webhooks' });
+const url = z
+  .string()
+  .max(MAX_URL_LENGTH)
+  .meta({ description: 'https:// URL with a public host', example: 'https://example.com/webhooks' });
 const description = z.string().max(500);
 
 export const createWebhookInput = z
@@ -40,7 +44,10 @@ export const webhookResource = z
     description: z.string().nullable(),
     event_filters: z.array(z.string()),
     status: z.enum(['enabled', 'disabled']),
-    disabled_reason: z.string().nullable().meta({ description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner' }),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner' }),
     created: unixTime,
     updated: unixTime,
   })

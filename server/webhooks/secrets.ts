@@ -31,6 +31,7 @@ export function signingSecrets(
   now = new Date(),
 ): string[] {
   const secrets = [open(deps, row.secretSealed)];
-  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now) secrets.push(open(deps, row.previousSecretSealed));
+  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now)
+    secrets.push(open(deps, row.previousSecretSealed));
   return secrets;
 }

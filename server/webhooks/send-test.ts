@@ -9,6 +9,11 @@ export async function sendTestEvent({ ctx, input }: { ctx: PartnerCtx; input: { 
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id);
     const { id, object, url, status } = presentWebhook(row);
-    return emitEvent(tx, { type: 'webhook.test', partnerId: row.partnerId, environment: row.environment, object: { id, object, url, status } });
+    return emitEvent(tx, {
+      type: 'webhook.test',
+      partnerId: row.partnerId,
+      environment: row.environment,
+      object: { id, object, url, status },
+    });
   });
 }

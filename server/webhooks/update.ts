@@ -7,7 +7,13 @@ import { presentWebhook } from './present';
 import type { UpdateWebhookInput, WebhookResource } from './schemas';
 import { validateWebhookUrl } from './validate-url';
 
-export async function updateWebhook({ ctx, input }: { ctx: PartnerCtx; input: UpdateWebhookInput & { id: string } }): Promise<WebhookResource> {
+export async function updateWebhook({
+  ctx,
+  input,
+}: {
+  ctx: PartnerCtx;
+  input: UpdateWebhookInput & { id: string };
+}): Promise<WebhookResource> {
   const url = input.url === undefined ? undefined : await validateWebhookUrl(ctx, input.url);
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id, true);
@@ -29,7 +35,13 @@ export async function updateWebhook({ ctx, input }: { ctx: PartnerCtx; input: Up
       })
       .where(eq(webhookSubscriptions.id, row.id))
       .returning();
-    await recordAudit(tx, { action: 'webhook.update', targetType: 'webhook_subscription', targetId: row.id, before: presentWebhook(row), after: presentWebhook(updated!) });
+    await recordAudit(tx, {
+      action: 'webhook.update',
+      targetType: 'webhook_subscription',
+      targetId: row.id,
+      before: presentWebhook(row),
+      after: presentWebhook(updated!),
+    });
     return presentWebhook(updated!);
   });
 }

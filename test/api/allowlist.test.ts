@@ -26,18 +26,21 @@ function postQuoteFrom(service: TestService, headers: Record<string, string | st
   const port = Number(new URL(service.url).port);
   const host = from.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const req = request({ host, port, localAddress: from.localAddress ?? host, method: 'POST', path: '/partner/quotes', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        try {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) });
-        } catch {
-          reject(new Error(`non-JSON ${res.statusCode} body: ${text.slice(0, 200)}`));
-        }
-      });
-    });
+    const req = request(
+      { host, port, localAddress: from.localAddress ?? host, method: 'POST', path: '/partner/quotes', headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) });
+          } catch {
+            reject(new Error(`non-JSON ${res.statusCode} body: ${text.slice(0, 200)}`));
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(NYC));
   });

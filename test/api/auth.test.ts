@@ -86,7 +86,11 @@ describe('authentication', () => {
 
     const revokedAt = Date.now();
     await revokeCredential({ ctx: cliContext(svc.rt, 'test'), input: { clientId: cred.clientId } });
-    const last = await waitFor('the revoked key to stop working', () => postQuote(cred.headers), { until: (r) => r.status !== 201, timeoutMs: 6000, intervalMs: 100 });
+    const last = await waitFor('the revoked key to stop working', () => postQuote(cred.headers), {
+      until: (r) => r.status !== 201,
+      timeoutMs: 6000,
+      intervalMs: 100,
+    });
     expect(last.status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(5000);
     expect(unauthorisedShape(last)).toBe(baseline);

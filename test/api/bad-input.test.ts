@@ -14,10 +14,18 @@ beforeAll(async () => {
 });
 
 interface ErrorEnvelope {
-  error: { type: string; code: string; message: string; param?: string; errors?: { param: string; code: string; message: string }[]; request_id: string };
+  error: {
+    type: string;
+    code: string;
+    message: string;
+    param?: string;
+    errors?: { param: string; code: string; message: string }[];
+    request_id: string;
+  };
 }
 
-const postQuote = (body: string | Uint8Array | undefined, headers = partner.headers) => call('POST', '/partner/quotes', { baseUrl: svc.url, headers }, body);
+const postQuote = (body: string | Uint8Array | undefined, headers = partner.headers) =>
+  call('POST', '/partner/quotes', { baseUrl: svc.url, headers }, body);
 
 /** What every answer must be, however bad the input: never a 5xx, always JSON, errors in the envelope. */
 function expectWellFormed(reply: Reply, context = ''): void {
@@ -29,7 +37,12 @@ function expectWellFormed(reply: Reply, context = ''): void {
   expect(requestId, why).toMatch(/^req_/);
   if (reply.status >= 400) {
     const { error } = reply.body as ErrorEnvelope;
-    expect(error, why).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.any(String), request_id: requestId });
+    expect(error, why).toMatchObject({
+      type: expect.any(String),
+      code: expect.any(String),
+      message: expect.any(String),
+      request_id: requestId,
+    });
     if (error.code.startsWith('parameter_')) {
       // A field error names the field; only an error about the body as a whole (an array, a string) has none.
       const params = error.errors?.map((e) => e.param);
@@ -81,79 +94,312 @@ const cases: Case[] = [
   { name: 'no dropoff.lat', body: json({ pickup: P, dropoff: { lng: 1 } }), status: 400, code: 'parameter_missing', param: 'dropoff.lat' },
   { name: 'empty pickup', body: json({ pickup: {}, dropoff: D }), status: 400, code: 'parameter_missing', param: 'pickup.lat' },
   // Wrong types.
-  { name: 'pickup as a string', body: json({ pickup: '40.7,-73.9', dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup' },
-  { name: 'pickup as an array', body: json({ pickup: [40.7, -73.9], dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup' },
+  {
+    name: 'pickup as a string',
+    body: json({ pickup: '40.7,-73.9', dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup',
+  },
+  {
+    name: 'pickup as an array',
+    body: json({ pickup: [40.7, -73.9], dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup',
+  },
   { name: 'pickup null', body: json({ pickup: null, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup' },
-  { name: 'lat as a numeric string', body: json({ pickup: { lat: '40.7', lng: -73.9 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
-  { name: 'lat "NaN"', body: json({ pickup: { lat: 'NaN', lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
-  { name: 'lng "Infinity"', body: json({ pickup: P, dropoff: { lat: 1, lng: 'Infinity' } }), status: 400, code: 'parameter_invalid_type', param: 'dropoff.lng' },
-  { name: 'lat "-Infinity"', body: json({ pickup: P, dropoff: { lat: '-Infinity', lng: 1 } }), status: 400, code: 'parameter_invalid_type', param: 'dropoff.lat' },
-  { name: 'lat true', body: json({ pickup: { lat: true, lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
-  { name: 'lat null', body: json({ pickup: { lat: null, lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
-  { name: 'lat an object', body: json({ pickup: { lat: { value: 1 }, lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
-  { name: 'lat an array', body: json({ pickup: { lat: [40.7], lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
+  {
+    name: 'lat as a numeric string',
+    body: json({ pickup: { lat: '40.7', lng: -73.9 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lat "NaN"',
+    body: json({ pickup: { lat: 'NaN', lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lng "Infinity"',
+    body: json({ pickup: P, dropoff: { lat: 1, lng: 'Infinity' } }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'dropoff.lng',
+  },
+  {
+    name: 'lat "-Infinity"',
+    body: json({ pickup: P, dropoff: { lat: '-Infinity', lng: 1 } }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'dropoff.lat',
+  },
+  {
+    name: 'lat true',
+    body: json({ pickup: { lat: true, lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lat null',
+    body: json({ pickup: { lat: null, lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lat an object',
+    body: json({ pickup: { lat: { value: 1 }, lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lat an array',
+    body: json({ pickup: { lat: [40.7], lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
   // Numbers JSON can spell but the API cannot use.
   { name: '1e400 (parses to Infinity)', body: `{"pickup":{"lat":1e400,"lng":1},"dropoff":${json(D)}}`, status: 400, param: 'pickup.lat' },
-  { name: '-1e400 (parses to -Infinity)', body: `{"pickup":${json(P)},"dropoff":{"lat":1,"lng":-1e400}}`, status: 400, param: 'dropoff.lng' },
-  { name: '1e308', body: `{"pickup":{"lat":1e308,"lng":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_out_of_range', param: 'pickup.lat' },
-  { name: 'a 40-digit integer', body: `{"pickup":{"lat":1${'0'.repeat(39)},"lng":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_out_of_range', param: 'pickup.lat' },
+  {
+    name: '-1e400 (parses to -Infinity)',
+    body: `{"pickup":${json(P)},"dropoff":{"lat":1,"lng":-1e400}}`,
+    status: 400,
+    param: 'dropoff.lng',
+  },
+  {
+    name: '1e308',
+    body: `{"pickup":{"lat":1e308,"lng":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'a 40-digit integer',
+    body: `{"pickup":{"lat":1${'0'.repeat(39)},"lng":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'pickup.lat',
+  },
   { name: 'a 5000-digit fraction', body: `{"pickup":{"lat":40.${'7'.repeat(5000)},"lng":-73.9857},"dropoff":${json(D)}}`, status: 201 },
   { name: '1e-400 (underflows to 0)', body: `{"pickup":{"lat":1e-400,"lng":0},"dropoff":{"lat":0.01,"lng":0}}`, status: 201 },
   { name: '-0', body: `{"pickup":{"lat":-0,"lng":-0},"dropoff":{"lat":0.01,"lng":0}}`, status: 201 },
   // Range, and the exact edges.
-  { name: 'lat 90.000001', body: json({ pickup: { lat: 90.000001, lng: 0 }, dropoff: D }), status: 400, code: 'parameter_out_of_range', param: 'pickup.lat' },
-  { name: 'lat -90.000001', body: json({ pickup: P, dropoff: { lat: -90.000001, lng: 0 } }), status: 400, code: 'parameter_out_of_range', param: 'dropoff.lat' },
-  { name: 'lng 180.000001', body: json({ pickup: { lat: 0, lng: 180.000001 }, dropoff: D }), status: 400, code: 'parameter_out_of_range', param: 'pickup.lng' },
-  { name: 'lng -180.000001', body: json({ pickup: P, dropoff: { lat: 0, lng: -180.000001 } }), status: 400, code: 'parameter_out_of_range', param: 'dropoff.lng' },
-  { name: 'lat 91, lng 181 (every error listed)', body: json({ pickup: { lat: 91, lng: 181 }, dropoff: D }), status: 400, code: 'parameter_out_of_range', param: 'pickup.lat' },
+  {
+    name: 'lat 90.000001',
+    body: json({ pickup: { lat: 90.000001, lng: 0 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'lat -90.000001',
+    body: json({ pickup: P, dropoff: { lat: -90.000001, lng: 0 } }),
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'dropoff.lat',
+  },
+  {
+    name: 'lng 180.000001',
+    body: json({ pickup: { lat: 0, lng: 180.000001 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'pickup.lng',
+  },
+  {
+    name: 'lng -180.000001',
+    body: json({ pickup: P, dropoff: { lat: 0, lng: -180.000001 } }),
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'dropoff.lng',
+  },
+  {
+    name: 'lat 91, lng 181 (every error listed)',
+    body: json({ pickup: { lat: 91, lng: 181 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_out_of_range',
+    param: 'pickup.lat',
+  },
   { name: 'lat 90 (north pole)', body: json({ pickup: { lat: 90, lng: 0 }, dropoff: { lat: 89.95, lng: 0 } }), status: 201 },
   { name: 'lat -90 (south pole)', body: json({ pickup: { lat: -90, lng: 0 }, dropoff: { lat: -89.95, lng: 0 } }), status: 201 },
   { name: 'lng 180', body: json({ pickup: { lat: 0, lng: 180 }, dropoff: { lat: 0, lng: 179.95 } }), status: 201 },
-  { name: 'lng -180 to 179.97 (across the antimeridian)', body: json({ pickup: { lat: 0, lng: -180 }, dropoff: { lat: 0, lng: 179.97 } }), status: 201 },
-  { name: 'valid but far', body: json({ pickup: { lat: 90, lng: 0 }, dropoff: { lat: -90, lng: 0 } }), status: 422, code: 'distance_too_long' },
+  {
+    name: 'lng -180 to 179.97 (across the antimeridian)',
+    body: json({ pickup: { lat: 0, lng: -180 }, dropoff: { lat: 0, lng: 179.97 } }),
+    status: 201,
+  },
+  {
+    name: 'valid but far',
+    body: json({ pickup: { lat: 90, lng: 0 }, dropoff: { lat: -90, lng: 0 } }),
+    status: 422,
+    code: 'distance_too_long',
+  },
   // Extra fields.
   { name: 'an unknown top-level field', body: json({ ...NYC, tip: 5 }), status: 400, code: 'parameter_unknown', param: 'tip' },
-  { name: 'an unknown nested field', body: json({ pickup: { ...P, alt: 10 }, dropoff: D }), status: 400, code: 'parameter_unknown', param: 'pickup.alt' },
-  { name: 'a __proto__ key', body: `{"__proto__":{"admin":true},"pickup":${json(P)},"dropoff":${json(D)}}`, status: 400, code: 'parameter_unknown', param: '__proto__' },
-  { name: 'a constructor key', body: json({ ...NYC, constructor: { prototype: {} } }), status: 400, code: 'parameter_unknown', param: 'constructor' },
+  {
+    name: 'an unknown nested field',
+    body: json({ pickup: { ...P, alt: 10 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_unknown',
+    param: 'pickup.alt',
+  },
+  {
+    name: 'a __proto__ key',
+    body: `{"__proto__":{"admin":true},"pickup":${json(P)},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_unknown',
+    param: '__proto__',
+  },
+  {
+    name: 'a constructor key',
+    body: json({ ...NYC, constructor: { prototype: {} } }),
+    status: 400,
+    code: 'parameter_unknown',
+    param: 'constructor',
+  },
   { name: 'an empty key', body: `{"":1,"pickup":${json(P)},"dropoff":${json(D)}}`, status: 400, code: 'parameter_unknown', param: '[""]' },
-  { name: 'a key with a dot', body: json({ pickup: { ...P, 'lat.x': 1 }, dropoff: D }), status: 400, code: 'parameter_unknown', param: 'pickup["lat.x"]' },
-  { name: 'a unicode key', body: json({ ...NYC, 'größe': 1 }), status: 400, code: 'parameter_unknown', param: 'größe' },
+  {
+    name: 'a key with a dot',
+    body: json({ pickup: { ...P, 'lat.x': 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_unknown',
+    param: 'pickup["lat.x"]',
+  },
+  { name: 'a unicode key', body: json({ ...NYC, größe: 1 }), status: 400, code: 'parameter_unknown', param: 'größe' },
   // Unicode and bytes.
-  { name: 'unicode string as lat', body: json({ pickup: { lat: '四十', lng: 1 }, dropoff: D }), status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
+  {
+    name: 'unicode string as lat',
+    body: json({ pickup: { lat: '四十', lng: 1 }, dropoff: D }),
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
   // Text Postgres cannot store (U+0000, unpaired surrogates) is refused before it reaches a query.
-  { name: 'escaped lone surrogate key', body: `{"\\ud800":1,"pickup":${json(P)},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid', param: '\ud800' },
-  { name: 'escaped NUL key', body: `{"\\u0000":1,"pickup":${json(P)},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid', param: '\u0000' },
-  { name: 'escaped NUL value', body: `{"pickup":{"lat":"4\\u00000","lng":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid', param: 'pickup.lat' },
-  { name: 'escaped lone low surrogate in a nested key', body: `{"pickup":{"lat":1,"lng":1,"\\uDC00x":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid', param: 'pickup.\udc00x' },
-  { name: 'an escaped surrogate pair is fine text', body: `{"pickup":${json(P)},"dropoff":${json(D)},"\\ud83d\\ude00":1}`, status: 400, code: 'parameter_unknown', param: '😀' },
-  { name: 'an escaped backslash before u0000 is not a NUL', body: `{"pickup":${json(P)},"dropoff":${json(D)},"\\\\u0000":1}`, status: 400, code: 'parameter_unknown', param: '\\u0000' },
+  {
+    name: 'escaped lone surrogate key',
+    body: `{"\\ud800":1,"pickup":${json(P)},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid',
+    param: '\ud800',
+  },
+  {
+    name: 'escaped NUL key',
+    body: `{"\\u0000":1,"pickup":${json(P)},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid',
+    param: '\u0000',
+  },
+  {
+    name: 'escaped NUL value',
+    body: `{"pickup":{"lat":"4\\u00000","lng":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid',
+    param: 'pickup.lat',
+  },
+  {
+    name: 'escaped lone low surrogate in a nested key',
+    body: `{"pickup":{"lat":1,"lng":1,"\\uDC00x":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid',
+    param: 'pickup.\udc00x',
+  },
+  {
+    name: 'an escaped surrogate pair is fine text',
+    body: `{"pickup":${json(P)},"dropoff":${json(D)},"\\ud83d\\ude00":1}`,
+    status: 400,
+    code: 'parameter_unknown',
+    param: '😀',
+  },
+  {
+    name: 'an escaped backslash before u0000 is not a NUL',
+    body: `{"pickup":${json(P)},"dropoff":${json(D)},"\\\\u0000":1}`,
+    status: 400,
+    code: 'parameter_unknown',
+    param: '\\u0000',
+  },
   { name: 'a UTF-8 byte-order mark', body: new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from(json(NYC))]), status: 201 },
   { name: 'invalid UTF-8 (0xff 0xfe)', body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), status: 400, code: 'invalid_json' },
-  { name: 'invalid UTF-8 inside a string', body: Buffer.concat([Buffer.from('{"pickup":"'), Buffer.from([0xc3, 0x28]), Buffer.from(`","dropoff":${json(D)}}`)]), status: 400, code: 'invalid_json' },
-  { name: 'overlong UTF-8 encoding of "/"', body: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), status: 400, code: 'invalid_json' },
-  { name: 'UTF-8 encoded surrogate', body: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), status: 400, code: 'invalid_json' },
+  {
+    name: 'invalid UTF-8 inside a string',
+    body: Buffer.concat([Buffer.from('{"pickup":"'), Buffer.from([0xc3, 0x28]), Buffer.from(`","dropoff":${json(D)}}`)]),
+    status: 400,
+    code: 'invalid_json',
+  },
+  {
+    name: 'overlong UTF-8 encoding of "/"',
+    body: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]),
+    status: 400,
+    code: 'invalid_json',
+  },
+  {
+    name: 'UTF-8 encoded surrogate',
+    body: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+    status: 400,
+    code: 'invalid_json',
+  },
   { name: 'UTF-16 encoded JSON', body: Buffer.from(json(NYC), 'utf16le'), status: 400, code: 'invalid_json' },
   // Nesting.
   { name: 'a deeply nested array body', body: '['.repeat(30_000) + ']'.repeat(30_000), status: 400, code: 'parameter_invalid_type' },
-  { name: 'a deeply nested object body', body: '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), status: 400, code: 'parameter_missing', param: 'pickup' },
-  { name: 'a deeply nested extra field', body: `{"pickup":${json(P)},"dropoff":${json(D)},"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`, status: 400, code: 'parameter_unknown', param: 'a' },
-  { name: 'deep nesting in a field', body: `{"pickup":{"lat":${'['.repeat(20_000)}${']'.repeat(20_000)},"lng":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
+  {
+    name: 'a deeply nested object body',
+    body: '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+    status: 400,
+    code: 'parameter_missing',
+    param: 'pickup',
+  },
+  {
+    name: 'a deeply nested extra field',
+    body: `{"pickup":${json(P)},"dropoff":${json(D)},"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`,
+    status: 400,
+    code: 'parameter_unknown',
+    param: 'a',
+  },
+  {
+    name: 'deep nesting in a field',
+    body: `{"pickup":{"lat":${'['.repeat(20_000)}${']'.repeat(20_000)},"lng":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
   { name: 'unbalanced deep nesting', body: '['.repeat(60_000), status: 400, code: 'invalid_json' },
   // Duplicate keys: JSON.parse keeps the last one, so the request means what its last value says.
   { name: 'duplicate keys, valid last', body: `{"pickup":{"lat":"x","lng":1},"pickup":${json(P)},"dropoff":${json(D)}}`, status: 201 },
-  { name: 'duplicate keys, invalid last', body: `{"pickup":${json(P)},"pickup":{"lat":"x","lng":1},"dropoff":${json(D)}}`, status: 400, code: 'parameter_invalid_type', param: 'pickup.lat' },
+  {
+    name: 'duplicate keys, invalid last',
+    body: `{"pickup":${json(P)},"pickup":{"lat":"x","lng":1},"dropoff":${json(D)}}`,
+    status: 400,
+    code: 'parameter_invalid_type',
+    param: 'pickup.lat',
+  },
   { name: 'duplicate nested keys', body: `{"pickup":{"lat":999,"lat":${P.lat},"lng":${P.lng}},"dropoff":${json(D)}}`, status: 201 },
   // Content types.
   { name: 'text/plain', body: json(NYC), contentType: 'text/plain', status: 415, code: 'unsupported_media_type' },
   { name: 'no Content-Type', body: json(NYC), contentType: null, status: 415, code: 'unsupported_media_type' },
   { name: 'form-encoded', body: 'pickup=1', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
-  { name: 'multipart', body: '--x\r\n\r\n--x--', contentType: 'multipart/form-data; boundary=x', status: 415, code: 'unsupported_media_type' },
+  {
+    name: 'multipart',
+    body: '--x\r\n\r\n--x--',
+    contentType: 'multipart/form-data; boundary=x',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
   { name: 'application/jsonp', body: json(NYC), contentType: 'application/jsonp', status: 415, code: 'unsupported_media_type' },
   { name: 'text/json', body: json(NYC), contentType: 'text/json', status: 415, code: 'unsupported_media_type' },
   { name: 'application/json; charset=utf-8', body: json(NYC), contentType: 'application/json; charset=utf-8', status: 201 },
   { name: 'Application/JSON;Charset=UTF-8', body: json(NYC), contentType: 'Application/JSON;Charset=UTF-8', status: 201 },
-  { name: 'a gzip Content-Encoding (not supported, read as bytes)', body: new Uint8Array([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]), extraHeaders: { 'content-encoding': 'gzip' }, status: 400, code: 'invalid_json' },
+  {
+    name: 'a gzip Content-Encoding (not supported, read as bytes)',
+    body: new Uint8Array([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]),
+    extraHeaders: { 'content-encoding': 'gzip' },
+    status: 400,
+    code: 'invalid_json',
+  },
 ];
 
 function headersFor(c: Case): Record<string, string> {
@@ -190,7 +436,14 @@ function postInChunks(headers: Record<string, string>, chunk: Buffer, count: num
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = request(
-      { host: hostname === 'localhost' ? '127.0.0.1' : hostname, port, method: 'POST', path: '/partner/quotes', agent: false, headers: { ...headers, ...(contentLength ? { 'content-length': String(total) } : {}) } },
+      {
+        host: hostname === 'localhost' ? '127.0.0.1' : hostname,
+        port,
+        method: 'POST',
+        path: '/partner/quotes',
+        agent: false,
+        headers: { ...headers, ...(contentLength ? { 'content-length': String(total) } : {}) },
+      },
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
@@ -238,7 +491,11 @@ describe('body size', () => {
     expect(reply.status).toBe(413);
     expect(reply.headers['content-type']).toMatch(/^application\/json/);
     const body = JSON.parse(reply.text) as ErrorEnvelope;
-    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'payload_too_large', request_id: reply.headers['x-request-id'] });
+    expect(body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'payload_too_large',
+      request_id: reply.headers['x-request-id'],
+    });
     // The connection's fate does not matter; the service keeps answering.
     expect((await postQuote(JSON.stringify(NYC))).status).toBe(201);
   });
@@ -283,12 +540,19 @@ describe('property: no input yields a 5xx or a non-JSON answer', () => {
   it('objects shaped almost like the request', async () => {
     const anyValue = fc.oneof(fc.jsonValue({ stringUnit: 'binary' }), fc.double(), fc.string({ unit: 'binary' }));
     await fc.assert(
-      fc.asyncProperty(fc.object({ key: fc.constantFrom('pickup', 'dropoff', 'lat', 'lng', 'extra', '\u0000', '\ud800'), values: [anyValue], maxDepth: 3 }), async (value) => {
-        const text = JSON.stringify(value);
-        const reply = await postQuote(text);
-        expectWellFormed(reply, text.slice(0, 200));
-        expect([201, 400, 422]).toContain(reply.status);
-      }),
+      fc.asyncProperty(
+        fc.object({
+          key: fc.constantFrom('pickup', 'dropoff', 'lat', 'lng', 'extra', '\u0000', '\ud800'),
+          values: [anyValue],
+          maxDepth: 3,
+        }),
+        async (value) => {
+          const text = JSON.stringify(value);
+          const reply = await postQuote(text);
+          expectWellFormed(reply, text.slice(0, 200));
+          expect([201, 400, 422]).toContain(reply.status);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });
@@ -318,7 +582,10 @@ describe('property: coordinates', () => {
   const coordinate = (limit: number) =>
     fc.oneof(
       { weight: 4, arbitrary: fc.double({ min: -limit, max: limit, noNaN: true }) },
-      { weight: 2, arbitrary: fc.constantFrom(limit, -limit, 0, -0, limit + 1e-9, -limit - 1e-9, limit + 1, Number.MAX_VALUE, Number.MIN_VALUE) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(limit, -limit, 0, -0, limit + 1e-9, -limit - 1e-9, limit + 1, Number.MAX_VALUE, Number.MIN_VALUE),
+      },
       { weight: 2, arbitrary: fc.double() }, // NaN and ±Infinity serialise to null
       { weight: 1, arbitrary: fc.integer() },
       { weight: 1, arbitrary: fc.oneof(fc.string(), fc.boolean(), fc.constant(null), fc.constant([1]), fc.constant({})) },
@@ -326,7 +593,10 @@ describe('property: coordinates', () => {
     );
   const point = fc.record({ lat: coordinate(LIMIT.lat), lng: coordinate(LIMIT.lng) });
   // Valid trips near New York, so that 201 shows up as often as 422.
-  const nearby = fc.record({ lat: fc.double({ min: 40.7, max: 40.8, noNaN: true }), lng: fc.double({ min: -74, max: -73.9, noNaN: true }) });
+  const nearby = fc.record({
+    lat: fc.double({ min: 40.7, max: 40.8, noNaN: true }),
+    lng: fc.double({ min: -74, max: -73.9, noNaN: true }),
+  });
 
   it('valid coordinates give 201 or 422; every invalid field is listed with a 400', async () => {
     await fc.assert(
@@ -444,22 +714,28 @@ describe('text Postgres cannot store, on any partner route', () => {
     expect(reply.status).toBe(404);
   });
 
-  it.each(['/partner/events?type=%00', '/partner/events?order_id=a%00b', '/partner/orders?status=%ED%A0%80'])('GET %s → 400', async (path) => {
-    const reply = await call('GET', path, partner);
-    expectWellFormed(reply, path);
-    expect(reply.status).toBe(400);
-  });
+  it.each(['/partner/events?type=%00', '/partner/events?order_id=a%00b', '/partner/orders?status=%ED%A0%80'])(
+    'GET %s → 400',
+    async (path) => {
+      const reply = await call('GET', path, partner);
+      expectWellFormed(reply, path);
+      expect(reply.status).toBe(400);
+    },
+  );
 
   it('property: any body on POST /partner/orders is answered below 500, in JSON', async () => {
     const quoteId = await newQuoteId();
     const field = fc.constantFrom('external_id', 'pickup', 'dropoff', 'metadata', 'simulation', 'instructions', 'contact');
     const value = fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 });
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.oneof(field, fc.string({ unit: 'binary', maxLength: 5 })), value, { maxKeys: 4 }), async (extra) => {
-        const text = JSON.stringify({ quote_id: quoteId, ...extra });
-        const reply = await call('POST', '/partner/orders', partner, text);
-        expectWellFormed(reply, text.slice(0, 200));
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.oneof(field, fc.string({ unit: 'binary', maxLength: 5 })), value, { maxKeys: 4 }),
+        async (extra) => {
+          const text = JSON.stringify({ quote_id: quoteId, ...extra });
+          const reply = await call('POST', '/partner/orders', partner, text);
+          expectWellFormed(reply, text.slice(0, 200));
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -53,11 +53,22 @@ async function list(who: TestPartner, query = ''): Promise<EventEnvelope[]> {
 const ids = (events: { id: string }[]) => events.map((e) => e.id);
 
 /** An event row as emitEvent writes it, at a chosen time (ms precision, as emitEvent's default clock). */
-async function insertEvent(who: { partnerId: string }, at: Date, opts: { environment?: string; type?: string; objectId?: string } = {}): Promise<string> {
+async function insertEvent(
+  who: { partnerId: string },
+  at: Date,
+  opts: { environment?: string; type?: string; objectId?: string } = {},
+): Promise<string> {
   const id = ulid(at.getTime());
   const objectId = opts.objectId ?? ulid(at.getTime());
   const type = opts.type ?? 'order.created';
-  const envelope = { id, object: 'event', created: Math.floor(at.getTime() / 1000), livemode: opts.environment === 'production', type, data: { object: { id: objectId, status: 'created' } } };
+  const envelope = {
+    id,
+    object: 'event',
+    created: Math.floor(at.getTime() / 1000),
+    livemode: opts.environment === 'production',
+    type,
+    data: { object: { id: objectId, status: 'created' } },
+  };
   await svc.rt.db.execute(
     sql`insert into events (id, partner_id, environment, type, object_id, envelope, created_at) values (${id}, ${who.partnerId}, ${opts.environment ?? 'sandbox'}, ${type}, ${objectId}, ${JSON.stringify(envelope)}::jsonb, ${at.toISOString()}::timestamptz)`,
   );
@@ -92,7 +103,12 @@ describe('GET /partner/event-types', () => {
         expect(order.updated).toBe(order.status_history.at(-1)!.at);
         expect(Object.keys(t.example.data.object).sort()).toEqual(Object.keys(orderResource.shape).sort());
       } else {
-        expect(t.example.data.object).toEqual({ id: expect.any(String), object: 'webhook_subscription', url: expect.stringMatching(/^https:\/\//), status: 'enabled' });
+        expect(t.example.data.object).toEqual({
+          id: expect.any(String),
+          object: 'webhook_subscription',
+          url: expect.stringMatching(/^https:\/\//),
+          status: 'enabled',
+        });
       }
     }
     const cancelled = types.find((t) => t.type === 'order.cancelled')!.example.data.object;
@@ -123,10 +139,12 @@ describe('GET /partner/events', () => {
     all = await list(lister);
   });
 
-  it('lists the partner\'s events newest first, each the stored envelope', async () => {
+  it("lists the partner's events newest first, each the stored envelope", async () => {
     expect(all).toHaveLength(6);
     expect(ids(all)).toEqual([...ids(all)].sort().reverse());
-    const rows = await svc.rt.db.execute<{ envelope: EventEnvelope }>(sql`select envelope from events where partner_id = ${lister.partnerId} order by id desc`);
+    const rows = await svc.rt.db.execute<{ envelope: EventEnvelope }>(
+      sql`select envelope from events where partner_id = ${lister.partnerId} order by id desc`,
+    );
     expect(all).toEqual(rows.map((r) => r.envelope));
     for (const e of all) expect(() => eventResource.parse(e)).not.toThrow();
     expect(all.map((e) => [e.type, e.data.object.id])).toEqual([
@@ -146,7 +164,9 @@ describe('GET /partner/events', () => {
     const ofA = await list(lister, `order_id=${a}`);
     expect(ofA.map((e) => e.type)).toEqual(['order.arrived_at_pickup', 'order.courier_assigned', 'order.created']);
     expect(ofA.every((e) => e.data.object.id === a)).toBe(true);
-    expect(ids(await list(lister, `order_id=${a}&type=order.courier_assigned`))).toEqual(ids(ofA.filter((e) => e.type === 'order.courier_assigned')));
+    expect(ids(await list(lister, `order_id=${a}&type=order.courier_assigned`))).toEqual(
+      ids(ofA.filter((e) => e.type === 'order.courier_assigned')),
+    );
     expect(await list(lister, `order_id=${b}&type=order.cancelled`)).toEqual([]);
     expect(await list(lister, 'order_id=01ARZ3NDEKTSV4RRFFQ69G5FAV')).toEqual([]);
   });
@@ -211,15 +231,12 @@ describe('GET /partner/events', () => {
     'order_id=not-an-order',
     'order_id=%00',
     'unknown=1',
-  ])(
-    'rejects ?%s with 400',
-    async (query) => {
-      const res = await call('GET', `/partner/events?${query}`, lister);
-      expect(res.status).toBe(400);
-      expect(res.body.error.type).toBe('invalid_request_error');
-      expect(res.body.error.param).toBe(query.split('=')[0]);
-    },
-  );
+  ])('rejects ?%s with 400', async (query) => {
+    const res = await call('GET', `/partner/events?${query}`, lister);
+    expect(res.status).toBe(400);
+    expect(res.body.error.type).toBe('invalid_request_error');
+    expect(res.body.error.param).toBe(query.split('=')[0]);
+  });
 
   it('accepts the extreme bounds of the created range', async () => {
     expect(await list(lister, 'created_lte=253402300799')).toEqual(all);
@@ -242,12 +259,19 @@ describe('GET /partner/events', () => {
 
   it('needs credentials', async () => {
     expect((await call('GET', '/partner/events', { baseUrl: svc.url, headers: {} })).status).toBe(401);
-    expect((await call('GET', `/partner/events/${all[0]!.id}`, { ...lister, headers: { 'x-client-id': lister.clientId, 'x-api-key': 'sk_sandbox_wrong' } })).status).toBe(401);
+    expect(
+      (
+        await call('GET', `/partner/events/${all[0]!.id}`, {
+          ...lister,
+          headers: { 'x-client-id': lister.clientId, 'x-api-key': 'sk_sandbox_wrong' },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
 describe('isolation', () => {
-  it('another partner neither lists nor fetches this partner\'s events', async () => {
+  it("another partner neither lists nor fetches this partner's events", async () => {
     const mine = await createTestPartner(svc);
     const theirs = await createTestPartner(svc);
     const order = await newOrder(mine);
@@ -260,7 +284,7 @@ describe('isolation', () => {
     expect(await list(theirs, `starting_after=${'Z'.repeat(26)}`)).toEqual([]);
   });
 
-  it('the same partner\'s production credential sees no sandbox events, and the sandbox one no production events', async () => {
+  it("the same partner's production credential sees no sandbox events, and the sandbox one no production events", async () => {
     const sandbox = await createTestPartner(svc);
     const sandboxOrder = await newOrder(sandbox);
     await decideGoLive({ ctx: cliContext(svc.rt), input: { partnerId: sandbox.partnerId, decision: 'approve' } });
@@ -302,7 +326,9 @@ describe('retention', () => {
     const six = await insertEvent(who, new Date(now - 6 * DAY));
     const ctx = jobContext(svc.rt, 'test.retention');
     // Nothing here is old enough for the scheduled purge (30 days), so the count is exact.
-    const [due] = await svc.rt.db.execute<{ n: number }>(sql`select count(*)::int as n from events where created_at < now() - interval '7 days'`);
+    const [due] = await svc.rt.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from events where created_at < now() - interval '7 days'`,
+    );
     expect(due!.n).toBeGreaterThanOrEqual(1);
     const purged = await purgeOldEvents({ ctx: { ...ctx, env: { ...ctx.env, EVENT_RETENTION_DAYS: 7 } } });
     expect(purged).toBe(due!.n);
@@ -315,7 +341,10 @@ describe('retention', () => {
     const expired = await insertEvent(who, new Date(Date.now() - 40 * DAY));
     const kept = await insertEvent(who, new Date(Date.now() - DAY));
     expect(await svc.rt.boss!.send('maintenance.purge-expired', {})).toBeTruthy();
-    await waitFor('the purge job to delete the expired event', async () => !(await eventExists(expired)), { timeoutMs: 15_000, intervalMs: 100 });
+    await waitFor('the purge job to delete the expired event', async () => !(await eventExists(expired)), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     expect(await eventExists(expired)).toBe(false);
     expect(await eventExists(kept)).toBe(true);
 

@@ -17,9 +17,11 @@ beforeAll(async () => {
 });
 
 /** `who` sending an Idempotency-Key, or none when `key` is undefined. */
-const keyed = (key: string | undefined, who: TestPartner = partner): TestPartner => (key === undefined ? who : { ...who, headers: { ...who.headers, 'idempotency-key': key } });
+const keyed = (key: string | undefined, who: TestPartner = partner): TestPartner =>
+  key === undefined ? who : { ...who, headers: { ...who.headers, 'idempotency-key': key } };
 
-const postQuote = (key: string | undefined, body: unknown = NYC, who?: TestPartner) => call('POST', '/partner/quotes', keyed(key, who), body);
+const postQuote = (key: string | undefined, body: unknown = NYC, who?: TestPartner) =>
+  call('POST', '/partner/quotes', keyed(key, who), body);
 const newKey = () => `key-${randomUUID()}`;
 const FAR = { pickup: NYC.pickup, dropoff: { lat: 41.5, lng: -73.9 } };
 const OTHER_TRIP = { pickup: NYC.pickup, dropoff: { lat: 40.7614, lng: -73.9776 } };

@@ -18,7 +18,7 @@ beforeAll(async () => {
 describe('GET /partner/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');

@@ -10,9 +10,19 @@ import { createTestPartner, NYC, startTestService, type TestPartner, type TestSe
 // DESIGN.md section 4, written out independently of server/orders/state-machine.ts.
 const LEGAL: Record<OrderStatus, Partial<Record<OrderStatus, string>>> = {
   created: { courier_assigned: 'order.courier_assigned', cancelled: 'order.cancelled' },
-  courier_assigned: { created: 'order.courier_unassigned', arrived_at_pickup: 'order.arrived_at_pickup', picked_up: 'order.picked_up', cancelled: 'order.cancelled' },
+  courier_assigned: {
+    created: 'order.courier_unassigned',
+    arrived_at_pickup: 'order.arrived_at_pickup',
+    picked_up: 'order.picked_up',
+    cancelled: 'order.cancelled',
+  },
   arrived_at_pickup: { picked_up: 'order.picked_up', cancelled: 'order.cancelled' },
-  picked_up: { arrived_at_dropoff: 'order.arrived_at_dropoff', delivered: 'order.delivered', returning: 'order.return_started', cancelled: 'order.cancelled' },
+  picked_up: {
+    arrived_at_dropoff: 'order.arrived_at_dropoff',
+    delivered: 'order.delivered',
+    returning: 'order.return_started',
+    cancelled: 'order.cancelled',
+  },
   arrived_at_dropoff: { delivered: 'order.delivered', returning: 'order.return_started', cancelled: 'order.cancelled' },
   returning: { returned: 'order.returned', cancelled: 'order.cancelled' },
   delivered: {},
@@ -93,7 +103,10 @@ describe('concurrent moves of one order', () => {
 
   it('the same move twice at once: one 200, one 409 invalid_state_transition', async () => {
     const id = await newOrder('courier_assigned');
-    const results = await Promise.all([call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }), call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' })]);
+    const results = await Promise.all([
+      call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }),
+      call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect((await eventTypes(id)).filter((t) => t === 'order.picked_up')).toHaveLength(1);
   });

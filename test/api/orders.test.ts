@@ -35,7 +35,12 @@ describe('POST /partner/orders', () => {
       status: 'created',
       quote_id: quoteId,
       external_id: 'po-1001',
-      pickup: { lat: NYC.pickup.lat, lng: NYC.pickup.lng, contact: { name: 'Front desk', phone: '+12125550100' }, instructions: 'Ring twice' },
+      pickup: {
+        lat: NYC.pickup.lat,
+        lng: NYC.pickup.lng,
+        contact: { name: 'Front desk', phone: '+12125550100' },
+        instructions: 'Ring twice',
+      },
       dropoff: { lat: NYC.dropoff.lat, lng: NYC.dropoff.lng, contact: { name: 'Ada', phone: '+442071838750' }, instructions: null },
       fee: q.fee,
       courier: null,
@@ -49,7 +54,7 @@ describe('POST /partner/orders', () => {
     expect((await call('GET', `/partner/orders/${o.id}`, partner)).body).toEqual(o);
   });
 
-  it('refuses a used quote (409), an expired one (422) and another partner\'s or environment\'s (404)', async () => {
+  it("refuses a used quote (409), an expired one (422) and another partner's or environment's (404)", async () => {
     const quoteId = await quote();
     expect((await call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
     const again = await call('POST', '/partner/orders', partner, { quote_id: quoteId });
@@ -130,7 +135,9 @@ describe('GET /partner/orders', () => {
     expect(page3).toMatchObject({ has_more: false });
     expect(page3.data.map((o: { id: string }) => o.id)).toEqual(ids.slice(4));
 
-    expect((await call('GET', '/partner/orders?external_id=list-3', lister)).body.data.map((o: { id: string }) => o.id)).toEqual([made[3].id]);
+    expect((await call('GET', '/partner/orders?external_id=list-3', lister)).body.data.map((o: { id: string }) => o.id)).toEqual([
+      made[3].id,
+    ]);
     await call('POST', `/partner/orders/${made[0].id}/cancel`, lister, {});
     const cancelled = (await call('GET', '/partner/orders?status=cancelled', lister)).body.data;
     expect(cancelled.map((o: { id: string }) => o.id)).toEqual([made[0].id]);
@@ -140,7 +147,7 @@ describe('GET /partner/orders', () => {
     expect((await call('GET', `/partner/orders?created_gte=${created + 10_000}`, lister)).body.data).toEqual([]);
   });
 
-  it('never shows another partner\'s orders, whatever the cursor', async () => {
+  it("never shows another partner's orders, whatever the cursor", async () => {
     const mine = await createTestPartner(svc);
     const theirs = await createTestPartner(svc);
     const theirOrder = await order(theirs);
@@ -148,7 +155,9 @@ describe('GET /partner/orders', () => {
     const list = (await call('GET', '/partner/orders?limit=100', mine)).body.data.map((o: { id: string }) => o.id);
     expect(list).toEqual([myOrder.id]);
     // A cursor taken from another partner is only a position; it reveals nothing.
-    const tampered = (await call('GET', `/partner/orders?starting_after=${'Z'.repeat(26)}`, mine)).body.data.map((o: { id: string }) => o.id);
+    const tampered = (await call('GET', `/partner/orders?starting_after=${'Z'.repeat(26)}`, mine)).body.data.map(
+      (o: { id: string }) => o.id,
+    );
     expect(tampered).toEqual([myOrder.id]);
     expect((await call('GET', `/partner/orders?starting_after=${theirOrder.id}`, mine)).status).toBe(200);
     expect((await call('GET', `/partner/orders/${theirOrder.id}`, mine)).status).toBe(404);
@@ -172,7 +181,10 @@ describe('POST /partner/orders/{id}/cancel', () => {
     expect(res.body).toMatchObject({ status: 'cancelled', cancellation: { reason: 'customer changed their mind', source: 'partner' } });
     expect(res.body.status_history.map((h: { status: string }) => h.status)).toEqual(['created', 'cancelled']);
     const plain = await order();
-    expect((await call('POST', `/partner/orders/${plain.id}/cancel`, partner)).body.cancellation).toEqual({ reason: 'requested_by_partner', source: 'partner' });
+    expect((await call('POST', `/partner/orders/${plain.id}/cancel`, partner)).body.cancellation).toEqual({
+      reason: 'requested_by_partner',
+      source: 'partner',
+    });
   });
 
   it('refuses once the courier has the goods, with a reason', async () => {
@@ -185,7 +197,10 @@ describe('POST /partner/orders/{id}/cancel', () => {
     expect(res.body.error).toMatchObject({ code: 'cancel_not_allowed', reason: 'courier_has_goods' });
     const cancelled = await order();
     await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {});
-    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).body.error).toMatchObject({ code: 'cancel_not_allowed', reason: 'already_cancelled' });
+    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).body.error).toMatchObject({
+      code: 'cancel_not_allowed',
+      reason: 'already_cancelled',
+    });
   });
 
   it('another partner cannot cancel (404) and the order is untouched', async () => {

@@ -42,7 +42,9 @@ type EventRow = {
 };
 
 async function eventRows(orderId: string): Promise<EventRow[]> {
-  const rows = await svc.rt.db.execute<EventRow>(sql`select id, type, partner_id, environment, object_id, envelope, floor(extract(epoch from created_at))::int as created_unix from events where object_id = ${orderId} order by id`);
+  const rows = await svc.rt.db.execute<EventRow>(
+    sql`select id, type, partner_id, environment, object_id, envelope, floor(extract(epoch from created_at))::int as created_unix from events where object_id = ${orderId} order by id`,
+  );
   return Array.from(rows);
 }
 
@@ -161,7 +163,9 @@ describe('the event outbox', () => {
     expect(events.every((e) => e.environment === 'production')).toBe(true);
     expectEnvelope(events[1]!.envelope, 'order.cancelled', got, true);
     expect(events[0]!.envelope.livemode).toBe(true);
-    expect((await fanOutJobs(events.map((e) => e.id))).map((j) => j.data)).toEqual(expect.arrayContaining(events.map((e) => ({ event_id: e.id }))));
+    expect((await fanOutJobs(events.map((e) => e.id))).map((j) => j.data)).toEqual(
+      expect.arrayContaining(events.map((e) => ({ event_id: e.id }))),
+    );
   });
 
   it('a refused move writes nothing: no event, no job, the order untouched', async () => {
@@ -224,7 +228,9 @@ describe('the event outbox', () => {
     const order = await newOrder();
     const jobsBefore = await countFanOutJobs();
     const send = vi.spyOn(svc.rt.boss!, 'send').mockRejectedValueOnce(new Error('job queue unavailable'));
-    await expect(moveOrder({ ctx: jobContext(svc.rt, 'test.enqueue-failure'), input: { orderId: order.id, to: 'courier_assigned' } })).rejects.toThrow('job queue unavailable');
+    await expect(
+      moveOrder({ ctx: jobContext(svc.rt, 'test.enqueue-failure'), input: { orderId: order.id, to: 'courier_assigned' } }),
+    ).rejects.toThrow('job queue unavailable');
     expect(send).toHaveBeenCalledTimes(1);
     expect((await eventRows(order.id)).map((e) => e.type)).toEqual(['order.created']);
     expect(await countFanOutJobs()).toBe(jobsBefore);
@@ -261,8 +267,15 @@ describe('the event outbox', () => {
         for (let i = 0; i < 5; i++) expect((await api.call('POST', `/partner/orders/${o.id}/simulate`, partner, {})).status).toBe(200);
       }),
     );
-    const pending = () => svc.rt.db.execute<{ state: string; n: number }>(sql`select state, count(*)::int as n from pgboss.job where name = 'webhooks.fanout' and state <> 'completed' group by state`);
-    expect(Array.from(await waitFor('every fan-out job completed', pending, { until: (rows) => rows.length === 0, timeoutMs: 10_000, intervalMs: 100 }))).toEqual([]);
+    const pending = () =>
+      svc.rt.db.execute<{ state: string; n: number }>(
+        sql`select state, count(*)::int as n from pgboss.job where name = 'webhooks.fanout' and state <> 'completed' group by state`,
+      );
+    expect(
+      Array.from(
+        await waitFor('every fan-out job completed', pending, { until: (rows) => rows.length === 0, timeoutMs: 10_000, intervalMs: 100 }),
+      ),
+    ).toEqual([]);
     const jobs = await fanOutJobs(ids);
     expect(jobs.map((j) => j.state)).toEqual(['completed', 'completed']);
   });

@@ -21,7 +21,10 @@ describe('POST /partner/quotes', () => {
     expect(quote).toMatchObject({ object: 'quote', livemode: false, pickup: NYC.pickup, dropoff: NYC.dropoff });
     expect(quote.distance_meters).toBeGreaterThan(1000);
     expect(quote.distance_meters).toBeLessThan(1100);
-    expect(quote.fee).toEqual({ amount: svc.env.QUOTE_BASE_FEE + Math.ceil((svc.env.QUOTE_FEE_PER_KM * quote.distance_meters) / 1000), currency: 'USD' });
+    expect(quote.fee).toEqual({
+      amount: svc.env.QUOTE_BASE_FEE + Math.ceil((svc.env.QUOTE_FEE_PER_KM * quote.distance_meters) / 1000),
+      currency: 'USD',
+    });
     expect(quote.expires_at - quote.created).toBe(300);
     expect(quote.dropoff_eta - quote.pickup_eta).toBe(quote.duration_seconds);
   });

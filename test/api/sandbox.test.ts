@@ -25,7 +25,10 @@ const newOrder = (who = partner, extra: Record<string, unknown> = {}) => api.new
 const getOrder = (id: string, who = partner) => api.getOrder(who, id);
 
 /** The order's events through the partner API, oldest first. */
-async function eventsOf(id: string, who = partner): Promise<{ type: string; created: number; data: { object: Record<string, unknown> } }[]> {
+async function eventsOf(
+  id: string,
+  who = partner,
+): Promise<{ type: string; created: number; data: { object: Record<string, unknown> } }[]> {
   const res = await api.call('GET', `/partner/events?order_id=${id}&limit=100`, who);
   expect(res.status).toBe(200);
   return res.body.data.reverse();
@@ -100,7 +103,9 @@ describe('sandbox timeout', () => {
     expect(await getOrder(old.id)).toMatchObject({ status: 'cancelled', cancellation: { reason: 'sandbox_timeout', source: 'system' } });
     expect(await eventTypes(old.id)).toEqual(['order.created', 'order.cancelled']);
 
-    const schedules = await svc.rt.db.execute<{ name: string; cron: string }>(sql`select name, cron from pgboss.schedule where name = 'sandbox.timeout-sweep'`);
+    const schedules = await svc.rt.db.execute<{ name: string; cron: string }>(
+      sql`select name, cron from pgboss.schedule where name = 'sandbox.timeout-sweep'`,
+    );
     expect(Array.from(schedules)).toEqual([{ name: 'sandbox.timeout-sweep', cron: expect.any(String) }]);
   });
 });
@@ -111,12 +116,22 @@ describe('POST /partner/orders/{id}/simulate', () => {
     const path = ['courier_assigned', 'arrived_at_pickup', 'picked_up', 'arrived_at_dropoff', 'delivered'];
     for (const [i, status] of path.entries()) {
       // No body at all, and an empty object: both mean "the next step".
-      const res = i % 2 === 0 ? await api.call('POST', `/partner/orders/${order.id}/simulate`, partner) : await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+      const res =
+        i % 2 === 0
+          ? await api.call('POST', `/partner/orders/${order.id}/simulate`, partner)
+          : await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.status).toBe(status);
       expect(res.body).toEqual(await getOrder(order.id));
     }
-    expect(await eventTypes(order.id)).toEqual(['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.delivered']);
+    expect(await eventTypes(order.id)).toEqual([
+      'order.created',
+      'order.courier_assigned',
+      'order.arrived_at_pickup',
+      'order.picked_up',
+      'order.arrived_at_dropoff',
+      'order.delivered',
+    ]);
     const done = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner);
     expect(done.status).toBe(409);
     expect(done.body.error.code).toBe('invalid_state_transition');
@@ -177,7 +192,7 @@ describe('POST /partner/orders/{id}/simulate', () => {
     expect(await eventTypes(order.id, live)).toEqual(['order.created']);
   });
 
-  it('another partner\'s order, or an unknown one, is 404 and untouched', async () => {
+  it("another partner's order, or an unknown one, is 404 and untouched", async () => {
     const order = await newOrder();
     const other = await createTestPartner(svc);
     const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, other);
@@ -197,7 +212,14 @@ describe('simulation on order creation', () => {
   const SCENARIOS: Record<string, { events: string[]; status: string }> = {
     happy_path: {
       status: 'delivered',
-      events: ['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.delivered'],
+      events: [
+        'order.created',
+        'order.courier_assigned',
+        'order.arrived_at_pickup',
+        'order.picked_up',
+        'order.arrived_at_dropoff',
+        'order.delivered',
+      ],
     },
     courier_unassigned: {
       status: 'delivered',
@@ -214,7 +236,15 @@ describe('simulation on order creation', () => {
     },
     return_to_pickup: {
       status: 'returned',
-      events: ['order.created', 'order.courier_assigned', 'order.arrived_at_pickup', 'order.picked_up', 'order.arrived_at_dropoff', 'order.return_started', 'order.returned'],
+      events: [
+        'order.created',
+        'order.courier_assigned',
+        'order.arrived_at_pickup',
+        'order.picked_up',
+        'order.arrived_at_dropoff',
+        'order.return_started',
+        'order.returned',
+      ],
     },
     cancelled_by_courier: {
       status: 'cancelled',
@@ -250,13 +280,19 @@ describe('simulation on order creation', () => {
 
   it.concurrent('many scenarios at once keep their pace', async ({ expect }) => {
     // 15 orders of five steps each, a step a second: 75 steps due within about five seconds.
-    const orders = await Promise.all(Array.from({ length: 15 }, () => newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } })));
+    const orders = await Promise.all(
+      Array.from({ length: 15 }, () => newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } })),
+    );
     const started = Date.now();
-    const statuses = await waitFor('all 15 orders delivered', () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)), {
-      until: (ss) => ss.every((s) => s === 'delivered'),
-      timeoutMs: 25_000,
-      intervalMs: 200,
-    });
+    const statuses = await waitFor(
+      'all 15 orders delivered',
+      () => Promise.all(orders.map(async (o) => (await getOrder(o.id)).status as string)),
+      {
+        until: (ss) => ss.every((s) => s === 'delivered'),
+        timeoutMs: 25_000,
+        intervalMs: 200,
+      },
+    );
     expect(statuses.every((s) => s === 'delivered')).toBe(true);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
@@ -276,13 +312,17 @@ describe('simulation on order creation', () => {
     const final = await getOrder(order.id);
     expect(final).toMatchObject({ status: 'cancelled', cancellation: { source: 'partner' } });
     // Nothing further is scheduled, so nothing can happen to this order any more.
-    const [row] = await svc.rt.db.execute<{ next_step: number }>(sql`select (simulation->>'next_step')::int as next_step from orders where id = ${order.id}`);
+    const [row] = await svc.rt.db.execute<{ next_step: number }>(
+      sql`select (simulation->>'next_step')::int as next_step from orders where id = ${order.id}`,
+    );
     expect(row!.next_step).toBe(-1);
-    const failed = await svc.rt.db.execute(sql`select id from pgboss.job where name = 'sandbox.scenario-step' and state in ('failed', 'retry')`);
+    const failed = await svc.rt.db.execute(
+      sql`select id from pgboss.job where name = 'sandbox.scenario-step' and state in ('failed', 'retry')`,
+    );
     expect(failed).toHaveLength(0);
   });
 
-  it('a step commits with its next step\'s job or not at all; a duplicate step job does nothing', async () => {
+  it("a step commits with its next step's job or not at all; a duplicate step job does nothing", async () => {
     // step_seconds 300: the scheduled step 0 stays far in the future, and this test runs it by hand.
     const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 300 } });
     const ctx = jobContext(svc.rt, 'sandbox.scenario-step');
@@ -291,7 +331,8 @@ describe('simulation on order creation', () => {
     // pg-boss answers null when it inserted nothing (e.g. a missing queue); only this order's sends fail.
     const stub = vi
       .spyOn(boss, 'send')
-      .mockImplementation((async (...args: unknown[]) => ((args[1] as { order_id?: string }).order_id === order.id ? null : send(...args))) as typeof boss.send);
+      .mockImplementation((async (...args: unknown[]) =>
+        (args[1] as { order_id?: string }).order_id === order.id ? null : send(...args)) as typeof boss.send);
     try {
       await expect(runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).rejects.toThrow(/could not enqueue/);
     } finally {
@@ -312,7 +353,10 @@ describe('simulation on order creation', () => {
 
   it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
     const quoteId = await api.newQuote(live);
-    const res = await api.call('POST', '/partner/orders', live, { quote_id: quoteId, simulation: { scenario: 'happy_path', step_seconds: 1 } });
+    const res = await api.call('POST', '/partner/orders', live, {
+      quote_id: quoteId,
+      simulation: { scenario: 'happy_path', step_seconds: 1 },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
     expect((await api.call('POST', '/partner/orders', live, { quote_id: quoteId })).status).toBe(201);

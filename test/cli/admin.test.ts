@@ -85,7 +85,10 @@ async function counts() {
 }
 
 /** The partner API as the holder of a key the CLI issued. */
-const holder = (apiKey: string, clientId: string): Caller => ({ baseUrl: svc.url, headers: { 'x-api-key': apiKey, 'x-client-id': clientId, 'content-type': 'application/json' } });
+const holder = (apiKey: string, clientId: string): Caller => ({
+  baseUrl: svc.url,
+  headers: { 'x-api-key': apiKey, 'x-client-id': clientId, 'content-type': 'application/json' },
+});
 const quote = (apiKey: string, clientId: string) => call('POST', '/partner/quotes', holder(apiKey, clientId), NYC);
 
 describe('admin CLI', () => {
@@ -97,7 +100,11 @@ describe('admin CLI', () => {
     partnerId = partner.id;
 
     const cred = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'sandbox']);
-    expect(cred).toEqual({ client_id: expect.stringMatching(/^ci_/), api_key: expect.stringMatching(/^sk_sandbox_/), environment: 'sandbox' });
+    expect(cred).toEqual({
+      client_id: expect.stringMatching(/^ci_/),
+      api_key: expect.stringMatching(/^sk_sandbox_/),
+      environment: 'sandbox',
+    });
     const res = await quote(cred.api_key, cred.client_id);
     expect(res.status).toBe(201);
     expect(res.body.livemode).toBe(false);
@@ -139,11 +146,19 @@ describe('admin CLI', () => {
     const added = await ok(['allowlist', 'add', '--partner', partnerId, '--cidr', '203.0.113.77/24', '--label', 'approved egress proxy']);
     expect(added).toEqual({ partner_id: partnerId, cidr: '203.0.113.0/24', label: 'approved egress proxy' });
     expect((await quote(cred.api_key, cred.client_id)).status).toBe(403);
-    expect(await ok(['allowlist', 'remove', '--partner', partnerId, '--cidr', '203.0.113.0/24'])).toEqual({ partner_id: partnerId, cidr: '203.0.113.0/24', removed: true });
+    expect(await ok(['allowlist', 'remove', '--partner', partnerId, '--cidr', '203.0.113.0/24'])).toEqual({
+      partner_id: partnerId,
+      cidr: '203.0.113.0/24',
+      removed: true,
+    });
     expect((await quote(cred.api_key, cred.client_id)).status).toBe(201);
     await refused(['allowlist', 'remove', '--partner', partnerId, '--cidr', '203.0.113.0/24'], 1, 'resource_missing');
 
-    expect(await ok(['rate-limit', 'set', '--partner', partnerId, '--per-second', '5'])).toEqual({ id: partnerId, rate_limit_per_second: 5, burst: 10 });
+    expect(await ok(['rate-limit', 'set', '--partner', partnerId, '--per-second', '5'])).toEqual({
+      id: partnerId,
+      rate_limit_per_second: 5,
+      burst: 10,
+    });
     expect((await quote(cred.api_key, cred.client_id)).headers.get('ratelimit-limit')).toBe('5');
     expect(await ok(['rate-limit', 'set', '--partner', partnerId, '--per-second', 'default'])).toEqual({
       id: partnerId,
@@ -158,7 +173,11 @@ describe('admin CLI', () => {
     const op = await ok(['operator', 'create', '--email', 'Ops@Example.com', '--password', 'correct horse battery', '--role', 'support']);
     expect(op).toEqual({ id: expect.any(String), email: 'ops@example.com', role: 'support' });
     const before = await counts();
-    await refused(['operator', 'create', '--email', 'OPS@example.com', '--password', 'another long password', '--role', 'admin'], 1, 'operator_exists');
+    await refused(
+      ['operator', 'create', '--email', 'OPS@example.com', '--password', 'another long password', '--role', 'admin'],
+      1,
+      'operator_exists',
+    );
     expect(await counts()).toEqual(before);
     const [row] = await sql`select role, password_hash from operators where email = 'ops@example.com'`;
     expect(row!.role).toBe('support');
@@ -215,7 +234,16 @@ describe('admin CLI', () => {
     ]);
     for (const r of [help, dashHelp, none]) {
       expect(r.code).toBe(0);
-      for (const c of ['partner create', 'credentials issue', 'credentials revoke', 'allowlist add', 'allowlist remove', 'go-live approve', 'rate-limit set', 'operator create']) {
+      for (const c of [
+        'partner create',
+        'credentials issue',
+        'credentials revoke',
+        'allowlist add',
+        'allowlist remove',
+        'go-live approve',
+        'rate-limit set',
+        'operator create',
+      ]) {
         expect(r.stdout).toContain(c);
       }
     }

@@ -43,8 +43,15 @@ describe('admin CLI command line', () => {
       command: 'credentials issue',
       input: { partnerId: P, environment: 'production' },
     });
-    expect(parse(['allowlist', 'add', '--partner', P, '--cidr', '2001:db8::1/32']).input).toEqual({ partnerId: P, cidr: '2001:db8::/32', label: undefined });
-    expect(parse(['allowlist', 'add', '--partner', P, '--cidr', '198.51.100.7', '--label', 'office']).input).toMatchObject({ cidr: '198.51.100.7/32', label: 'office' });
+    expect(parse(['allowlist', 'add', '--partner', P, '--cidr', '2001:db8::1/32']).input).toEqual({
+      partnerId: P,
+      cidr: '2001:db8::/32',
+      label: undefined,
+    });
+    expect(parse(['allowlist', 'add', '--partner', P, '--cidr', '198.51.100.7', '--label', 'office']).input).toMatchObject({
+      cidr: '198.51.100.7/32',
+      label: 'office',
+    });
     expect(parse(['rate-limit', 'set', '--partner', P, '--per-second', 'default']).input).toEqual({ partnerId: P, perSecond: null });
     expect(parse(['rate-limit', 'set', '--partner', P, '--per-second', '100000']).input).toEqual({ partnerId: P, perSecond: 100_000 });
     expect(parse(['operator', 'create', '--email', 'Ops@Example.COM', '--password', 'twelve chars', '--role', 'admin']).input).toEqual({
@@ -105,7 +112,9 @@ describe('admin CLI command line', () => {
     expect(refusal(['allowlist', 'remove', '--partner', P]).message).toBe(
       "Missing --cidr for 'allowlist remove'. Usage: allowlist remove --partner <id> --cidr <cidr>",
     );
-    expect(refusal(['go-live', 'launch', '--partner', P]).message).toMatch(/^Unknown command 'go-live launch'\. Commands: partner create, /);
+    expect(refusal(['go-live', 'launch', '--partner', P]).message).toMatch(
+      /^Unknown command 'go-live launch'\. Commands: partner create, /,
+    );
   });
 
   it('knows --json is wanted even when the line is wrong, but not after --', () => {

@@ -32,10 +32,22 @@ describe('process roles', () => {
     expect(await jobState(id!)).toBe('created');
 
     worker = spawn('node_modules/.bin/tsx', ['server/boot/worker.ts'], {
-      env: { ...process.env, DATABASE_URL: web.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', SEED_DEMO: 'false' },
+      env: {
+        ...process.env,
+        DATABASE_URL: web.databaseUrl,
+        SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+        LOG_LEVEL: 'warn',
+        SEED_DEMO: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    expect(await waitFor('the worker process to complete the job', () => jobState(id!), { until: (s) => s === 'completed', timeoutMs: 20_000, intervalMs: 100 })).toBe('completed');
+    expect(
+      await waitFor('the worker process to complete the job', () => jobState(id!), {
+        until: (s) => s === 'completed',
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      }),
+    ).toBe('completed');
     const left = await web.rt.db.execute(sql`select 1 from idempotency_keys where key = 'old'`);
     expect(left.length).toBe(0);
   });

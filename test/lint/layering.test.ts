@@ -34,10 +34,18 @@ const forbidden: [room: string, file: string, importLine: string][] = [
 ];
 
 const allowed: [room: string, file: string, importLine: string][] = [
-  ['domain -> domain and db/', 'server/orders/example.ts', "import { x } from '../outbox/enqueue';\nimport { y } from '@/db/schema';\nvoid y;"],
+  [
+    'domain -> domain and db/',
+    'server/orders/example.ts',
+    "import { x } from '../outbox/enqueue';\nimport { y } from '@/db/schema';\nvoid y;",
+  ],
   ['http face -> domain', 'server/http/example.ts', "import { x } from '../validation';"],
   ['jobs/ -> domain', 'jobs/example.ts', "import { x } from '@/server/webhooks/deliver';"],
-  ['entry point -> faces and jobs/', 'server/boot/example.ts', "import { x } from '@/jobs/registry';\nimport { y } from '@/server/http/front-door';\nvoid y;"],
+  [
+    'entry point -> faces and jobs/',
+    'server/boot/example.ts',
+    "import { x } from '@/jobs/registry';\nimport { y } from '@/server/http/front-door';\nvoid y;",
+  ],
   ['app/ -> http face and domain schemas', 'app/partner/example/route.ts', "import { x } from '@/server/http/partner-route';"],
 ];
 

@@ -26,7 +26,14 @@ beforeAll(async () => {
     await sql.end();
   }
   await runMigrations(databaseUrl);
-  const env = loadEnv({ SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...process.env, PORT: '0', CONSOLE: 'off', SEED_DEMO: 'false', LOG_LEVEL: 'silent' });
+  const env = loadEnv({
+    SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ...process.env,
+    PORT: '0',
+    CONSOLE: 'off',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'silent',
+  });
   service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' });
   base = service.url!;
   partner = await createTestPartner(service);
@@ -59,7 +66,9 @@ describe('production path on DATABASE_URL', () => {
     expect(got.status).toBe(200);
     expect(await got.json()).toEqual(quote);
 
-    const badKey = await fetch(`${base}/partner/quotes/${quote.id}`, { headers: { ...partner.headers, 'x-api-key': `${partner.apiKey.slice(0, -4)}AAAA` } });
+    const badKey = await fetch(`${base}/partner/quotes/${quote.id}`, {
+      headers: { ...partner.headers, 'x-api-key': `${partner.apiKey.slice(0, -4)}AAAA` },
+    });
     expect(badKey.status).toBe(401);
 
     const ready = await fetch(`${base}/readyz`);

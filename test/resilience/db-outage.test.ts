@@ -159,8 +159,14 @@ describe('database outage', () => {
     pg = await startEmbeddedPostgres({ dataDir: dir, port });
     expect(Number(new URL(pg.url).port)).toBe(port);
     const upAt = performance.now();
-    const quotesBack = await msUntil('quotes to succeed again', async () => (await quote(cached)).status === 201, { ...recovering, timeoutMs: 10_000 });
-    const readyBack = await msUntil('/readyz to be 200 again', async () => (await timed('/readyz')).status === 200, { ...recovering, timeoutMs: 10_000 - quotesBack });
+    const quotesBack = await msUntil('quotes to succeed again', async () => (await quote(cached)).status === 201, {
+      ...recovering,
+      timeoutMs: 10_000,
+    });
+    const readyBack = await msUntil('/readyz to be 200 again', async () => (await timed('/readyz')).status === 200, {
+      ...recovering,
+      timeoutMs: 10_000 - quotesBack,
+    });
     // The credential first seen during the outage was not remembered as unknown.
     const later = await quote(uncached);
     expect(later.status).toBe(201);
@@ -171,7 +177,8 @@ describe('database outage', () => {
     expect(jobId).toBeTruthy();
     const jobDone = await msUntil(
       'a job to be worked after the outage',
-      async () => (await svc.rt.db.execute<{ state: string }>(sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
+      async () =>
+        (await svc.rt.db.execute<{ state: string }>(sql`select state from pgboss.job where id = ${jobId}`))[0]?.state === 'completed',
       { ...recovering, timeoutMs: 15_000 },
     );
 
@@ -216,8 +223,14 @@ describe('database outage', () => {
       frozen = [];
     }
     const thawedAt = performance.now();
-    await waitFor('quotes to succeed after the thaw', async () => (await quote(cached)).status === 201, { ...recovering, timeoutMs: 10_000 });
-    await waitFor('/readyz to be 200 after the thaw', async () => (await timed('/readyz')).status === 200, { ...recovering, timeoutMs: 10_000 });
+    await waitFor('quotes to succeed after the thaw', async () => (await quote(cached)).status === 201, {
+      ...recovering,
+      timeoutMs: 10_000,
+    });
+    await waitFor('/readyz to be 200 after the thaw', async () => (await timed('/readyz')).status === 200, {
+      ...recovering,
+      timeoutMs: 10_000,
+    });
     // The key first seen while frozen authenticates now (404: no such quote, rather than 401).
     expect((await timed(`/partner/quotes/${MISSING}`, unseen)).status).toBe(404);
     console.info(`[db-outage] frozen Postgres: recovered ${(performance.now() - thawedAt).toFixed(0)} ms after SIGCONT`);

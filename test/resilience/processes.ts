@@ -107,7 +107,13 @@ export async function seedQuote(svc: RunningProcess, partner: TestPartner): Prom
   const quote = await createQuote({
     ctx: contextFor(
       svc.rt,
-      { kind: 'partner', partnerId: partner.partnerId, environment: partner.environment, credentialId: cred!.id, clientId: partner.clientId },
+      {
+        kind: 'partner',
+        partnerId: partner.partnerId,
+        environment: partner.environment,
+        credentialId: cred!.id,
+        clientId: partner.clientId,
+      },
       'req_seed',
     ),
     input: NYC,

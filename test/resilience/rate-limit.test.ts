@@ -18,12 +18,14 @@ beforeAll(async () => {
   svc = await startTestService({ WORKERS: 'off' });
   servers = await Promise.all([spawnServer(svc.databaseUrl), spawnServer(svc.databaseUrl)]);
   // Test-only instrumentation: every lease is one insert-or-update of a bucket row; log each one.
-  await svc.rt.db.execute(sql.raw(`
+  await svc.rt.db.execute(
+    sql.raw(`
     create table test_rate_leases (client_id text not null, at timestamptz not null default clock_timestamp());
     create function test_log_lease() returns trigger language plpgsql as $$
       begin insert into test_rate_leases (client_id) values (new.client_id); return new; end $$;
     create trigger test_log_lease after insert or update on rate_limit_buckets for each row execute function test_log_lease();
-  `));
+  `),
+  );
 });
 
 afterAll(async () => {
@@ -50,7 +52,8 @@ async function hammer(path: string, partner: TestPartner, concurrency: number, s
   const samples: Sample[] = [];
   let next = 0;
   const started = performance.now();
-  const more = () => (stop.durationMs === undefined || performance.now() - started < stop.durationMs) && (stop.total === undefined || next < stop.total);
+  const more = () =>
+    (stop.durationMs === undefined || performance.now() - started < stop.durationMs) && (stop.total === undefined || next < stop.total);
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (more()) samples.push(await get(next++ % servers.length, path, partner));
@@ -136,7 +139,9 @@ describe('rate limit across processes', () => {
     const admitted = samples.filter((s) => s.status === 200).length;
     const batch = svc.env.RATE_LIMIT_PER_SECOND / 10;
     const n = await leases(partner.clientId);
-    console.info(`[rate-limit] default limit: ${admitted} of ${samples.length} admitted across 2 processes with ${n} leases (batch ${batch})`);
+    console.info(
+      `[rate-limit] default limit: ${admitted} of ${samples.length} admitted across 2 processes with ${n} leases (batch ${batch})`,
+    );
     // Under the burst: every request is admitted...
     expect(admitted).toBe(150);
     // ...with one upsert per batch, plus at most one partly spent batch per process.
@@ -158,7 +163,11 @@ describe('rate limit across processes', () => {
     const raised = 1000;
     await setRateLimit({ ctx: cliContext(svc.rt, 'test'), input: { partnerId: partner.partnerId, perSecond: raised } });
     // The process learns the new limit when its cached credential expires (CREDENTIAL_CACHE_TTL_MS).
-    const applied = await msUntil('the raised limit to apply', async () => (await get(0, path, partner)).headers.get('ratelimit-limit') === String(raised), { timeoutMs: 5000 });
+    const applied = await msUntil(
+      'the raised limit to apply',
+      async () => (await get(0, path, partner)).headers.get('ratelimit-limit') === String(raised),
+      { timeoutMs: 5000 },
+    );
     const leasesBefore = await leases(partner.clientId);
 
     const after = await paced(0, path, partner, 30, 20, 100);

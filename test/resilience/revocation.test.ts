@@ -38,7 +38,14 @@ async function cachedEverywhere(): Promise<{ partner: TestPartner; path: string 
 
 /** Polls every process in parallel until `done` holds for its responses; returns the time each took. */
 function propagation(path: string, partner: TestPartner, done: (r: { status: number; code?: string }) => boolean): Promise<number[]> {
-  return Promise.all(servers.map((server, i) => msUntil(`the change to reach process ${i}`, async () => done(await status(server, path, partner)), { timeoutMs: PROPAGATION_LIMIT_MS, intervalMs: 25 })));
+  return Promise.all(
+    servers.map((server, i) =>
+      msUntil(`the change to reach process ${i}`, async () => done(await status(server, path, partner)), {
+        timeoutMs: PROPAGATION_LIMIT_MS,
+        intervalMs: 25,
+      }),
+    ),
+  );
 }
 
 describe('revocation and allowlist edits across processes', () => {
@@ -46,7 +53,9 @@ describe('revocation and allowlist edits across processes', () => {
     const { partner, path } = await cachedEverywhere();
     await revokeCredential({ ctx: cliContext(svc.rt, 'test'), input: { clientId: partner.clientId } });
     const took = await propagation(path, partner, (r) => r.status === 401 && r.code === 'invalid_credentials');
-    console.info(`[revocation] revoked key refused after ${took.map((ms) => ms.toFixed(0)).join(' ms / ')} ms (CREDENTIAL_CACHE_TTL_MS ${svc.env.CREDENTIAL_CACHE_TTL_MS})`);
+    console.info(
+      `[revocation] revoked key refused after ${took.map((ms) => ms.toFixed(0)).join(' ms / ')} ms (CREDENTIAL_CACHE_TTL_MS ${svc.env.CREDENTIAL_CACHE_TTL_MS})`,
+    );
     for (const ms of took) expect(ms).toBeLessThan(PROPAGATION_LIMIT_MS);
     // And it stays refused.
     for (const server of servers) expect((await status(server, path, partner)).status).toBe(401);
@@ -55,7 +64,10 @@ describe('revocation and allowlist edits across processes', () => {
   it('an allowlist entry added after the key was cached refuses outside addresses on every process within 5 s', async () => {
     const { partner, path } = await cachedEverywhere();
     // TEST-NET-3: the test's loopback address is outside it.
-    await addAllowlistEntry({ ctx: cliContext(svc.rt, 'test'), input: { partnerId: partner.partnerId, cidr: '203.0.113.0/24', label: 'partner egress' } });
+    await addAllowlistEntry({
+      ctx: cliContext(svc.rt, 'test'),
+      input: { partnerId: partner.partnerId, cidr: '203.0.113.0/24', label: 'partner egress' },
+    });
     const took = await propagation(path, partner, (r) => r.status === 403 && r.code === 'ip_not_allowed');
     console.info(`[revocation] allowlist entry enforced after ${took.map((ms) => ms.toFixed(0)).join(' ms / ')} ms`);
     for (const ms of took) expect(ms).toBeLessThan(PROPAGATION_LIMIT_MS);

@@ -11,9 +11,19 @@ const wrapped = (cause: Error) => new DrizzleQueryError('select 1', [], cause);
 
 describe('isDatabaseUnavailable', () => {
   it.each([
-    'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENETUNREACH', 'ENOTFOUND', // the network, as postgres.js reports it
-    'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', // postgres.js's own
-    '57P01', '57P03', '53300', '08006', // Postgres: shutting down, starting up, too many connections, connection failure
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'ENETUNREACH',
+    'ENOTFOUND', // the network, as postgres.js reports it
+    'CONNECT_TIMEOUT',
+    'CONNECTION_CLOSED',
+    'CONNECTION_ENDED',
+    'CONNECTION_DESTROYED', // postgres.js's own
+    '57P01',
+    '57P03',
+    '53300',
+    '08006', // Postgres: shutting down, starting up, too many connections, connection failure
   ])('%s, bare or wrapped by drizzle, is unavailable', (code) => {
     expect(isDatabaseUnavailable(withCode(code))).toBe(true);
     expect(isDatabaseUnavailable(wrapped(withCode(code)))).toBe(true);

@@ -35,7 +35,8 @@ const dirs: string[] = [];
 function newcomerEnv(dataDir: string, port: number, extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'CONSOLE' || k.startsWith('VITEST') || k.startsWith('TEST_')) continue;
+    if (v === undefined || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'CONSOLE' || k.startsWith('VITEST') || k.startsWith('TEST_'))
+      continue;
     env[k] = v;
   }
   Object.assign(env, { DATA_DIR: dataDir, PORT: String(port) });
@@ -155,7 +156,9 @@ function processesUsing(dir: string): number[] {
 
 function runBash(command: string): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile('bash', ['-c', command], { timeout: 20_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+    execFile('bash', ['-c', command], { timeout: 20_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    ),
   );
 }
 
@@ -220,7 +223,9 @@ describe('npm start without DATABASE_URL (console off)', () => {
     expect(processesUsing(dataDir)).toEqual([]);
 
     const second = await start(dataDir);
-    console.log(`[npm start] second start (same DATA_DIR) -> ready: ${second.readyMs.toFixed(0)} ms (console off); SIGTERM stop took ${stopped.ms.toFixed(0)} ms`);
+    console.log(
+      `[npm start] second start (same DATA_DIR) -> ready: ${second.readyMs.toFixed(0)} ms (console off); SIGTERM stop took ${stopped.ms.toFixed(0)} ms`,
+    );
     expect(second.output()).not.toMatch(/initialising/);
     expect(second.banner.clientId).toBe(first.banner.clientId);
     expect(second.banner.apiKey).toBe(first.banner.apiKey);
@@ -236,7 +241,11 @@ describe('npm start without DATABASE_URL (console off)', () => {
     const killed = exited(first.child);
     for (const pid of [first.child.pid!, ...server]) process.kill(pid, 'SIGKILL');
     await killed;
-    await waitFor('the server process gone', () => server.every((pid) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')), { timeoutMs: 5000 });
+    await waitFor(
+      'the server process gone',
+      () => server.every((pid) => !existsSync(`/proc/${pid}`) || readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')),
+      { timeoutMs: 5000 },
+    );
     const orphans = processesUsing(dataDir);
     expect(orphans.length).toBeGreaterThan(0); // the embedded Postgres, still running
 
@@ -280,7 +289,9 @@ describe('npm start with the web console (CONSOLE unset: on)', () => {
     const dataDir = await freshDataDir();
     const first = await start(dataDir, { CONSOLE: undefined }, 280_000);
     const built = /Building the web console/.test(first.output());
-    console.log(`[npm start] empty DATA_DIR -> ready with console on: ${first.readyMs.toFixed(0)} ms (${built ? 'ran next build' : 'console already built'})`);
+    console.log(
+      `[npm start] empty DATA_DIR -> ready with console on: ${first.readyMs.toFixed(0)} ms (${built ? 'ran next build' : 'console already built'})`,
+    );
 
     const home = await fetch(`${first.url}/`);
     expect(home.status).toBe(200);

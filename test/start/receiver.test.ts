@@ -19,7 +19,19 @@ beforeAll(async () => {
   // The run's test CA is the one this service trusts (NODE_EXTRA_CA_CERTS, set by the global setup).
   child = spawn(
     'node_modules/.bin/tsx',
-    ['server/boot/receiver.ts', '--port', '0', '--api', svc.url!, '--client-id', partner.clientId, '--api-key', partner.apiKey, '--ca-dir', inject('testCaDir')],
+    [
+      'server/boot/receiver.ts',
+      '--port',
+      '0',
+      '--api',
+      svc.url!,
+      '--client-id',
+      partner.clientId,
+      '--api-key',
+      partner.apiKey,
+      '--ca-dir',
+      inject('testCaDir'),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => output.push(...chunk.toString().split('\n')));
@@ -29,7 +41,8 @@ afterAll(() => {
   child.kill('SIGKILL');
 });
 
-const line = (pattern: RegExp) => waitFor(`a line matching ${pattern}`, () => output.find((l) => pattern.test(l)), { timeoutMs: 20_000, context: () => output.join('\n') });
+const line = (pattern: RegExp) =>
+  waitFor(`a line matching ${pattern}`, () => output.find((l) => pattern.test(l)), { timeoutMs: 20_000, context: () => output.join('\n') });
 
 describe('npm run receiver', () => {
   it('subscribes, receives the webhook.test and an order event, and finds both signatures valid', async () => {

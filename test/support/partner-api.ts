@@ -36,7 +36,8 @@ export async function call(method: string, path: string, who: Caller, body?: unk
   const res = await fetch(`${who.baseUrl}${path}`, {
     method,
     headers: who.headers,
-    body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
+    body:
+      body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body),
     signal: opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs),
   });
   const text = await res.text();

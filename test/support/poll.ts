@@ -31,9 +31,21 @@ function preview(value: unknown): string {
  * Calls `check` until its value is truthy (or, with `until`, satisfies it) and returns that value.
  * Past the deadline it throws an error naming `what` was awaited, with the last value or error.
  */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, opts: WaitOptions & { until: (value: T) => boolean }): Promise<T>;
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, opts?: WaitOptions & { until?: undefined }): Promise<Exclude<T, Falsy>>;
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, opts: WaitOptions & { until?: (value: T) => boolean } = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  opts: WaitOptions & { until: (value: T) => boolean },
+): Promise<T>;
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  opts?: WaitOptions & { until?: undefined },
+): Promise<Exclude<T, Falsy>>;
+export async function waitFor<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  opts: WaitOptions & { until?: (value: T) => boolean } = {},
+): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 50, ignoreErrors = false, until = Boolean } = opts;
   const started = performance.now();
   let last: string;

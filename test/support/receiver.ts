@@ -12,10 +12,16 @@ export interface ReceivedRequest {
   rawBody: Buffer;
 }
 
-export type Responder = (req: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type Responder = (
+  req: ReceivedRequest,
+  index: number,
+) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 /** A real HTTPS webhook receiver on loopback, with a certificate from the run's test CA. */
-export async function startReceiver(respond: Responder = () => ({ status: 200, body: 'ok' }), opts: { port?: number } = {}): Promise<{
+export async function startReceiver(
+  respond: Responder = () => ({ status: 200, body: 'ok' }),
+  opts: { port?: number } = {},
+): Promise<{
   url: string;
   port: number;
   received: ReceivedRequest[];

@@ -14,7 +14,9 @@ function env(vars: Record<string, string | undefined>) {
 
 describe('loadSecretBox', () => {
   it('refuses to start with DATABASE_URL and no SECRET_ENCRYPTION_KEY, saying what to set', () => {
-    expect(() => loadSecretBox(env({ DATABASE_URL: 'postgres://u:p@db.example:5432/pdp' }))).toThrow(/SECRET_ENCRYPTION_KEY is required with DATABASE_URL/);
+    expect(() => loadSecretBox(env({ DATABASE_URL: 'postgres://u:p@db.example:5432/pdp' }))).toThrow(
+      /SECRET_ENCRYPTION_KEY is required with DATABASE_URL/,
+    );
   });
 
   it('on the embedded default generates one key under DATA_DIR (0600) and keeps it', () => {

@@ -177,10 +177,13 @@ describe('checkWebhookUrl corpus (private networks not allowed)', () => {
 });
 
 describe('checkWebhookUrl with private networks allowed', () => {
-  it.each(['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://internal.example.com/', 'https://rebind.example.com/'])('%s is allowed', async (url) => {
-    const result = await checkWebhookUrl(url, { allowPrivate: true, resolve });
-    expect('code' in result ? result.code : 'ok').toBe('ok');
-  });
+  it.each(['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://internal.example.com/', 'https://rebind.example.com/'])(
+    '%s is allowed',
+    async (url) => {
+      const result = await checkWebhookUrl(url, { allowPrivate: true, resolve });
+      expect('code' in result ? result.code : 'ok').toBe('ok');
+    },
+  );
 
   it.each([
     ['http://127.0.0.1/', 'url_not_https'],
@@ -278,12 +281,22 @@ describe('blockedRange', () => {
     expect(blockedRange(ip)).toBe(range);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '93.184.216.34', '::ffff:8.8.8.8', '::ffff:0:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888'])(
-    '%s is allowed',
-    (ip) => {
-      expect(blockedRange(ip)).toBeUndefined();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '93.184.216.34',
+    '::ffff:8.8.8.8',
+    '::ffff:0:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '2001:4860:4860::8888',
+  ])('%s is allowed', (ip) => {
+    expect(blockedRange(ip)).toBeUndefined();
+  });
 });
 
 describe('blockedHostname', () => {

@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 async function subscribe(who: TestPartner, path: string) {
-  const created = await call('POST', '/partner/webhooks', who, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] });
+  const created = await call('POST', '/partner/webhooks', who, {
+    url: `https://localhost:${receiver.port}${path}`,
+    event_filters: ['order.created'],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
 }
 
@@ -44,14 +47,22 @@ describe('a slow receiver', () => {
 
     const createdAt = Date.now();
     const fastOrder = await newOrder(fastPartner);
-    const fast = await waitFor("the other partner's delivery", () => receiver.received.find((r) => r.path === '/fast' && r.rawBody.toString().includes(fastOrder.id)), { timeoutMs: 10_000 });
+    const fast = await waitFor(
+      "the other partner's delivery",
+      () => receiver.received.find((r) => r.path === '/fast' && r.rawBody.toString().includes(fastOrder.id)),
+      { timeoutMs: 10_000 },
+    );
     expect(fast).toBeTruthy();
     const fastLatencyMs = fast!.at - createdAt;
     const slowDoneBefore = receiver.received.filter((r) => r.path === '/slow').length;
 
-    const allSlow = await waitFor('every slow delivery', () => receiver.received.filter((r) => r.path === '/slow').length >= backlog, { timeoutMs: 30_000 });
+    const allSlow = await waitFor('every slow delivery', () => receiver.received.filter((r) => r.path === '/slow').length >= backlog, {
+      timeoutMs: 30_000,
+    });
     expect(allSlow).toBe(true);
-    console.log(`[concurrency] max in flight to the slow receiver: ${maxInFlight}; the other partner's event arrived in ${fastLatencyMs} ms, with ${backlog - slowDoneBefore} of ${backlog} slow deliveries still queued`);
+    console.log(
+      `[concurrency] max in flight to the slow receiver: ${maxInFlight}; the other partner's event arrived in ${fastLatencyMs} ms, with ${backlog - slowDoneBefore} of ${backlog} slow deliveries still queued`,
+    );
     expect(maxInFlight).toBeLessThanOrEqual(10);
     expect(fastLatencyMs).toBeLessThan(SLOW_MS * 2);
     expect(slowDoneBefore).toBeLessThan(backlog);

@@ -40,7 +40,9 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
     expect(created.body.url).toBe(url);
     const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
-    const got = await waitFor('the webhook.test delivery', () => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const got = await waitFor('the webhook.test delivery', () =>
+      receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id),
+    );
     expect(got).toBeTruthy();
     expect(got!.path).toBe(new URL(url).pathname);
     const delivery = await waitFor('a succeeded delivery', async () => {
@@ -51,7 +53,11 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
   });
 
   it('does not follow a redirect: a 307 is a failed attempt and the target is never asked', async () => {
-    receiver.setResponder((req) => (req.path === '/hooks/redirect' ? { status: 307, headers: { location: `https://127.0.0.1:${receiver.port}/hooks/target` } } : { status: 200, body: 'ok' }));
+    receiver.setResponder((req) =>
+      req.path === '/hooks/redirect'
+        ? { status: 307, headers: { location: `https://127.0.0.1:${receiver.port}/hooks/target` } }
+        : { status: 200, body: 'ok' },
+    );
     const created = await call('POST', '/partner/webhooks', partner, { url: `https://receiver.test:${receiver.port}/hooks/redirect` });
     expect(created.status).toBe(201);
     await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);

@@ -38,7 +38,10 @@ async function worker(): Promise<ServerProcess> {
 
 async function subscribe(partner: TestPartner, path: string, respond: Responder, port = receiver.port) {
   responders.set(path, respond);
-  const created = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${port}${path}`, event_filters: ['order.created'] });
+  const created = await call('POST', '/partner/webhooks', partner, {
+    url: `https://localhost:${port}${path}`,
+    event_filters: ['order.created'],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.id as string;
 }
@@ -56,9 +59,13 @@ describe('split roles', () => {
     for (let i = 0; i < 5; i++) {
       const sent = Date.now();
       const order = await newOrder(partner);
-      const got = await waitFor('the order.created delivery from the worker process', () => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id), {
-        context: () => web.output.join('') + w.output.join(''),
-      });
+      const got = await waitFor(
+        'the order.created delivery from the worker process',
+        () => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id),
+        {
+          context: () => web.output.join('') + w.output.join(''),
+        },
+      );
       expect(got, web.output.join('') + w.output.join('')).toBeTruthy();
       latencies.push(got!.at - sent);
     }
@@ -76,13 +83,19 @@ describe('a worker killed with SIGKILL mid-delivery', () => {
     // The first attempt is held open (the worker dies while it waits); later ones are answered.
     await subscribe(partner, '/killed', () => (++requests === 1 ? { status: 200, delayMs: 30_000 } : { status: 200 }));
     const order = await newOrder(partner);
-    const held = await waitFor('the first attempt, held open', () => receiver.received.find((r) => r.path === '/killed'), { timeoutMs: 15_000, context: () => first.output.join('') });
+    const held = await waitFor('the first attempt, held open', () => receiver.received.find((r) => r.path === '/killed'), {
+      timeoutMs: 15_000,
+      context: () => first.output.join(''),
+    });
     expect(held, first.output.join('')).toBeTruthy();
     await first.kill();
     workers.splice(workers.indexOf(first), 1);
     const killedAt = Date.now();
     await worker();
-    const again = await waitFor('the redelivery after the restart', () => receiver.received.filter((r) => r.path === '/killed')[1], { timeoutMs: 60_000, intervalMs: 250 });
+    const again = await waitFor('the redelivery after the restart', () => receiver.received.filter((r) => r.path === '/killed')[1], {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
     expect(again).toBeTruthy();
     const seconds = (again!.at - killedAt) / 1000;
     console.log(`[processes] SIGKILL mid-delivery: redelivered ${seconds.toFixed(1)} s after the kill`);
@@ -107,16 +120,25 @@ describe('a receiver outage of a few seconds', () => {
       'a failed first attempt of each of the 5 deliveries',
       async () => {
         const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
-        return list.body.data.length === 5 && list.body.data.every((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection');
+        return (
+          list.body.data.length === 5 &&
+          list.body.data.every((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection')
+        );
       },
       { timeoutMs: 15_000, intervalMs: 100 },
     );
     const back = await startReceiver(() => ({ status: 200 }), { port });
     try {
-      const all = await waitFor('every event at the receiver once it is back', () => orders.every((o) => back.received.some((r) => orderIdOf(r) === o.id)), { timeoutMs: 30_000, intervalMs: 100 });
+      const all = await waitFor(
+        'every event at the receiver once it is back',
+        () => orders.every((o) => back.received.some((r) => orderIdOf(r) === o.id)),
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
       expect(all).toBe(true);
       const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
-      const failedFirst = list.body.data.filter((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection');
+      const failedFirst = list.body.data.filter(
+        (d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection',
+      );
       expect(failedFirst.length).toBe(5);
       expect(list.body.data.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
     } finally {
@@ -131,21 +153,24 @@ describe('two worker processes', () => {
     const partner = await createTestPartner(svc);
     const inFlight = new Map<string, number>();
     const overlaps: string[] = [];
-    const respond = (path: string): Responder => (req) => {
-      const key = `${path} ${req.headers['x-service-event-id']}`;
-      if ((inFlight.get(key) ?? 0) > 0) overlaps.push(key);
-      inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-      const delayMs = 50 + Math.floor(Math.random() * 100);
-      setTimeout(() => inFlight.set(key, inFlight.get(key)! - 1), delayMs);
-      return { status: 200, delayMs };
-    };
+    const respond =
+      (path: string): Responder =>
+      (req) => {
+        const key = `${path} ${req.headers['x-service-event-id']}`;
+        if ((inFlight.get(key) ?? 0) > 0) overlaps.push(key);
+        inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+        const delayMs = 50 + Math.floor(Math.random() * 100);
+        setTimeout(() => inFlight.set(key, inFlight.get(key)! - 1), delayMs);
+        return { status: 200, delayMs };
+      };
     await subscribe(partner, '/pair-a', respond('/pair-a'));
     await subscribe(partner, '/pair-b', respond('/pair-b'));
     const orders: { id: string }[] = [];
     for (let i = 0; i < 10; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, () => newOrder(partner)))));
     const done = await waitFor(
       'every order at both subscriptions',
-      () => ['/pair-a', '/pair-b'].every((p) => new Set(receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length),
+      () =>
+        ['/pair-a', '/pair-b'].every((p) => new Set(receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length),
       { timeoutMs: 60_000, intervalMs: 200 },
     );
     expect(done).toBe(true);

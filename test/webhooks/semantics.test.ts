@@ -19,12 +19,16 @@ function specSignatureMatches(secret: string, header: string, raw: Buffer): bool
 /** Standard Webhooks: `v1,<base64>` over `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the bytes after `whsec_`. */
 function standardSignatureMatches(secret: string, req: ReceivedRequest): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key).update(`${req.headers['webhook-id']}.${req.headers['webhook-timestamp']}.`).update(req.rawBody).digest('base64');
+  const expected = createHmac('sha256', key)
+    .update(`${req.headers['webhook-id']}.${req.headers['webhook-timestamp']}.`)
+    .update(req.rawBody)
+    .digest('base64');
   return req.headers['webhook-signature']!.split(' ').some((s) => s === `v1,${expected}`);
 }
 
 const headerT = (req: ReceivedRequest) => Number(/(?:^|,)t=(\d+)/.exec(req.headers['x-service-signature']!)![1]);
-const eventOf = (req: ReceivedRequest) => JSON.parse(req.rawBody.toString()) as { id: string; type: string; data: { object: { id: string } } };
+const eventOf = (req: ReceivedRequest) =>
+  JSON.parse(req.rawBody.toString()) as { id: string; type: string; data: { object: { id: string } } };
 
 let svc: TestService;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -50,13 +54,24 @@ async function subscribe(respond: Responder = () => ({ status: 200 }), extra: Re
   responders.set(path, respond);
   const created = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}${path}`, ...extra });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return { partner, path, id: created.body.id as string, secret: created.body.secret as string, at: (p = path) => receiver.received.filter((r) => r.path === p) };
+  return {
+    partner,
+    path,
+    id: created.body.id as string,
+    secret: created.body.secret as string,
+    at: (p = path) => receiver.received.filter((r) => r.path === p),
+  };
 }
 
 async function deliveries(partner: TestPartner, id: string) {
   const res = await call('GET', `/partner/webhooks/${id}/deliveries`, partner);
   expect(res.status).toBe(200);
-  return res.body.data as { event_id: string; event_type: string; status: string; attempts: { attempt: number; response_status: number | null; error_kind: string | null }[] }[];
+  return res.body.data as {
+    event_id: string;
+    event_type: string;
+    status: string;
+    attempts: { attempt: number; response_status: number | null; error_kind: string | null }[];
+  }[];
 }
 
 describe('signatures and headers', () => {
@@ -190,9 +205,17 @@ describe('routing', () => {
     const cancelledOnly = await subscribe(() => ({ status: 200 }), { event_filters: ['order.cancelled'] }, all.partner);
     const order = await newOrder(all.partner);
     expect((await call('POST', `/partner/orders/${order.id}/cancel`, all.partner, { reason: 'test' })).status).toBe(200);
-    await waitFor('both events to the unfiltered subscription and the cancellation to the filtered one', () => all.at().length >= 2 && cancelledOnly.at().length >= 1);
+    await waitFor(
+      'both events to the unfiltered subscription and the cancellation to the filtered one',
+      () => all.at().length >= 2 && cancelledOnly.at().length >= 1,
+    );
     await settle(500, 'to show that no event arrives twice or at the wrong subscription');
-    expect(all.at().map((r) => eventOf(r).type).sort()).toEqual(['order.cancelled', 'order.created']);
+    expect(
+      all
+        .at()
+        .map((r) => eventOf(r).type)
+        .sort(),
+    ).toEqual(['order.cancelled', 'order.created']);
     expect(cancelledOnly.at().map((r) => eventOf(r).type)).toEqual(['order.cancelled']);
   });
 
@@ -210,7 +233,9 @@ describe('routing', () => {
     const sub = await subscribe();
     expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'disabled' })).status).toBe(200);
     const missed = await newOrder(sub.partner);
-    const skipped = await waitFor('a skipped delivery', async () => (await deliveries(sub.partner, sub.id)).find((d) => d.status === 'skipped'));
+    const skipped = await waitFor('a skipped delivery', async () =>
+      (await deliveries(sub.partner, sub.id)).find((d) => d.status === 'skipped'),
+    );
     expect(skipped).toMatchObject({ event_type: 'order.created', status: 'skipped', attempts: [] });
     expect(sub.at()).toHaveLength(0);
     expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'enabled' })).status).toBe(200);

@@ -40,7 +40,8 @@ type ErrorBody = { error: { code: string; param?: string; message: string; error
 
 async function deleteAllSubscriptions() {
   const list = await call('GET', '/partner/webhooks?limit=100', partner);
-  for (const sub of list.body.data as { id: string }[]) expect((await call('DELETE', `/partner/webhooks/${sub.id}`, partner)).status).toBe(200);
+  for (const sub of list.body.data as { id: string }[])
+    expect((await call('DELETE', `/partner/webhooks/${sub.id}`, partner)).status).toBe(200);
 }
 
 describe('webhook URL validation at create and update', () => {
@@ -101,7 +102,10 @@ describe('webhook URL validation at create and update', () => {
   });
 
   it('refuses an unknown event type in event_filters, naming the entry and the value', async () => {
-    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks', event_filters: ['order.created', 'order.exploded'] });
+    const res = await call('POST', '/partner/webhooks', partner, {
+      url: 'https://public.test/hooks',
+      event_filters: ['order.created', 'order.exploded'],
+    });
     expect(res.status).toBe(400);
     const { error } = res.body as ErrorBody;
     expect(error.param).toBe('event_filters.1');
@@ -129,7 +133,8 @@ describe('webhook URL validation at create and update', () => {
   });
 
   it('allows at most 20 subscriptions per partner and environment', async () => {
-    for (let i = 0; i < 20; i++) expect((await call('POST', '/partner/webhooks', partner, { url: `https://public.test/hooks/${i}` })).status).toBe(201);
+    for (let i = 0; i < 20; i++)
+      expect((await call('POST', '/partner/webhooks', partner, { url: `https://public.test/hooks/${i}` })).status).toBe(201);
     const res = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks/21' });
     expect(res.status).toBe(422);
     expect((res.body as ErrorBody).error.code).toBe('subscription_limit_reached');
@@ -144,7 +149,11 @@ describe('webhook URL validation at create and update', () => {
   });
 });
 
-type Delivery = { status: string; attempt_count: number; attempts: { attempt: number; error_kind: string | null; error_message: string | null; response_status: number | null }[] };
+type Delivery = {
+  status: string;
+  attempt_count: number;
+  attempts: { attempt: number; error_kind: string | null; error_message: string | null; response_status: number | null }[];
+};
 
 async function deliveriesOf(id: string): Promise<Delivery[]> {
   return (await call('GET', `/partner/webhooks/${id}/deliveries`, partner)).body.data;
@@ -166,7 +175,11 @@ describe('the check again at delivery (DNS rebinding)', () => {
     const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
     // Every attempt of the compressed schedule (1 + 2 retries) is refused, then the delivery fails.
-    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), { timeoutMs: 15_000 });
+    const failed = await waitFor(
+      'the delivery to fail',
+      async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'),
+      { timeoutMs: 15_000 },
+    );
     expect(failed).toBeTruthy();
     expect(failed!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     for (const a of failed!.attempts) {
@@ -190,7 +203,11 @@ describe('the check again at delivery (DNS rebinding)', () => {
     names.set('receiver.test', () => (++calls % 2 === 1 ? [PUBLIC] : ['127.0.0.1', '::1']));
     const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
     expect(test.status).toBe(202);
-    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'), { timeoutMs: 15_000 });
+    const failed = await waitFor(
+      'the delivery to fail',
+      async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'),
+      { timeoutMs: 15_000 },
+    );
     expect(failed).toBeTruthy();
     expect(failed!.attempts).toHaveLength(3);
     for (const a of failed!.attempts) expect(a).toMatchObject({ error_kind: 'blocked_address', response_status: null });

@@ -35,7 +35,14 @@ const snippets = [
 
 let files = 0;
 /** Runs a snippet as a command on `body`; true when it says the delivery is genuine. */
-async function verifies(program: string, script: string, body: Buffer, header: string, secrets: string[], tolerance?: number): Promise<boolean> {
+async function verifies(
+  program: string,
+  script: string,
+  body: Buffer,
+  header: string,
+  secrets: string[],
+  tolerance?: number,
+): Promise<boolean> {
   const file = path.join(dir, `body-${++files}`);
   writeFileSync(file, body);
   const args = [script, file, header, ...secrets, ...(tolerance === undefined ? [] : [`--tolerance=${tolerance}`])];
@@ -55,7 +62,9 @@ async function subscribeAndReceive(): Promise<{ id: string; secret: string; deli
   const created = await call('POST', '/partner/webhooks', partner, { url: `${receiver.url}/${files}`, event_filters: ['order.created'] });
   expect(created.status).toBe(201);
   const order = await newOrder(partner);
-  const delivery = await waitFor('the order.created delivery', () => receiver.received.find((r) => r.rawBody.toString().includes(order.id) && r.path.endsWith(`/${files}`)));
+  const delivery = await waitFor('the order.created delivery', () =>
+    receiver.received.find((r) => r.rawBody.toString().includes(order.id) && r.path.endsWith(`/${files}`)),
+  );
   expect(delivery).toBeTruthy();
   return { id: created.body.id, secret: created.body.secret, delivery: delivery! };
 }
@@ -67,7 +76,9 @@ describe.each(snippets)('the %s snippet', (_name, program, script) => {
     const body = delivery.rawBody;
     expect(await verifies(program, script, body, header, [secret])).toBe(true);
     expect(await verifies(program, script, Buffer.concat([body, Buffer.from(' ')]), header, [secret])).toBe(false);
-    expect(await verifies(program, script, Buffer.from(body.toString().replace('"livemode":false', '"livemode":true')), header, [secret])).toBe(false);
+    expect(
+      await verifies(program, script, Buffer.from(body.toString().replace('"livemode":false', '"livemode":true')), header, [secret]),
+    ).toBe(false);
     expect(await verifies(program, script, body, header, ['whsec_' + Buffer.alloc(32).toString('base64')])).toBe(false);
     expect(await verifies(program, script, body, header.replace(/,v1=.*/, ''), [secret])).toBe(false);
     // t is the attempt time: with no tolerance left, a delivery a couple of seconds old is refused.
@@ -79,7 +90,9 @@ describe.each(snippets)('the %s snippet', (_name, program, script) => {
     const { id, secret: old } = await subscribeAndReceive();
     const rotated = await call('POST', `/partner/webhooks/${id}/rotate-secret`, partner);
     const test = await call('POST', `/partner/webhooks/${id}/test`, partner);
-    const delivery = await waitFor('the webhook.test delivery', () => receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const delivery = await waitFor('the webhook.test delivery', () =>
+      receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id),
+    );
     const header = delivery!.headers['x-service-signature']!;
     expect(await verifies(program, script, delivery!.rawBody, header, [old])).toBe(true);
     expect(await verifies(program, script, delivery!.rawBody, header, [rotated.body.secret])).toBe(true);

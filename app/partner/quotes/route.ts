@@ -9,6 +9,12 @@ export const POST = partnerRoute({
   tag: 'Quotes',
   body: createQuoteInput,
   response: { status: 201, schema: quoteResource, description: 'The quote' },
-  errors: [{ status: 422, description: 'Valid coordinates, but the trip is outside the service radius (`distance_too_long`) or too short (`distance_too_short`)' }],
+  errors: [
+    {
+      status: 422,
+      description:
+        'Valid coordinates, but the trip is outside the service radius (`distance_too_long`) or too short (`distance_too_short`)',
+    },
+  ],
   handler: ({ ctx, body }) => createQuote({ ctx, input: body }),
 });

@@ -10,7 +10,9 @@ export const POST = partnerRoute({
   tag: 'Webhooks',
   body: createWebhookInput,
   response: { status: 201, schema: webhookWithSecret, description: 'The subscription, with its secret (shown only here)' },
-  errors: [{ status: 422, description: '`subscription_limit_reached` (20 per environment), or an Idempotency-Key reused with another request' }],
+  errors: [
+    { status: 422, description: '`subscription_limit_reached` (20 per environment), or an Idempotency-Key reused with another request' },
+  ],
   handler: ({ ctx, body }) => createWebhook({ ctx, input: body }),
 });
 

@@ -6,7 +6,8 @@ import { deliveryList, listDeliveriesQuery } from '@/server/webhooks/schemas';
 export const GET = partnerRoute({
   operationId: 'listWebhookDeliveries',
   summary: 'The delivery log of a subscription',
-  description: 'Newest first; each delivery with every attempt (time, duration, response status, headers and first 16 KiB of body, error kind).',
+  description:
+    'Newest first; each delivery with every attempt (time, duration, response status, headers and first 16 KiB of body, error kind).',
   tag: 'Webhooks',
   params: idParams,
   query: listDeliveriesQuery,
