@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type PgBoss from 'pg-boss';
 import { startBoss } from '@/jobs/boss';
-import { loadEnv } from '@/server/config/env';
 import { createLogger } from '@/server/logger';
 import { cliContext } from '@/server/cli/operator-context';
 import { withTransaction } from '@/server/context';
@@ -16,7 +15,7 @@ import { newId } from '@/server/ids';
 import { createRuntime } from '@/server/boot/runtime';
 import { median, percentile } from './load';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
-import { createBenchPartner, type BenchPartner } from './partner';
+import { benchEnv, createBenchPartner, type BenchPartner } from './partner';
 import { REPO_ROOT, startChild } from './processes';
 import type { BenchContext, Scenario, ScenarioOutcome } from './scenario';
 import { int, ms, ratio, table } from './table';
@@ -82,15 +81,7 @@ async function startReceiver(ca: LocalCa): Promise<BenchReceiver> {
 
 /** The bench's own runtime and queue client: it commits events exactly as an order move does. */
 async function startEmitter(databaseUrl: string, partner: BenchPartner) {
-  const env = loadEnv({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'silent',
-    SEED_DEMO: 'false',
-    CONSOLE: 'off',
-    WORKERS: 'off',
-    DB_POOL_MAX: '4',
-  });
+  const env = benchEnv(databaseUrl, { DB_POOL_MAX: '4' });
   const log = createLogger(env.LOG_LEVEL);
   const boss: PgBoss = await startBoss({ databaseUrl, log, schedule: false });
   const rt = createRuntime({ env, databaseUrl, log, boss });

@@ -1,4 +1,4 @@
-import { loadEnv } from '@/server/config/env';
+import { loadEnv, type Env } from '@/server/config/env';
 import { cliContext } from '@/server/cli/operator-context';
 import { issueCredential } from '@/server/credentials/issue';
 import { createPartner } from '@/server/partners/create';
@@ -17,16 +17,22 @@ export interface BenchPartner {
 // The highest limit an operator can set (server/partners/set-rate-limit.ts): far above what this machine serves.
 const RATE_PER_SECOND = 100_000;
 
-/** A sandbox partner with one credential and a raised rate limit, made with the domain verbs (as an operator would). */
-export async function createBenchPartner(databaseUrl: string, name: string): Promise<BenchPartner> {
-  const env = loadEnv({
+/** The settings of the bench's own in-process helpers (not of the service it measures). */
+export function benchEnv(databaseUrl: string, extra: Record<string, string> = {}): Env {
+  return loadEnv({
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'false',
     CONSOLE: 'off',
     WORKERS: 'off',
+    ...extra,
   });
+}
+
+/** A sandbox partner with one credential and a raised rate limit, made with the domain verbs (as an operator would). */
+export async function createBenchPartner(databaseUrl: string, name: string): Promise<BenchPartner> {
+  const env = benchEnv(databaseUrl);
   const rt = createRuntime({ env, databaseUrl, log: createLogger(env.LOG_LEVEL) });
   try {
     const ctx = cliContext(rt, 'bench');
