@@ -8,14 +8,17 @@ export interface BossOptions {
   schedule: boolean;
 }
 
+/** How often worker processes look for expired jobs (their worker died) and retry them. */
+export const MAINTENANCE_INTERVAL_SECONDS = 10;
+
 export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
     max: 8,
-    // Expired jobs (their worker died) are failed and retried by this sweep: a killed delivery worker
-    // must not hold an event for pg-boss's default two minutes.
-    maintenanceIntervalSeconds: 10,
+    // Expired jobs (their worker died) are failed and retried by this sweep: a killed worker must
+    // not hold a job for pg-boss's default two minutes (jobs/registry.ts, deadWorkerBoundSeconds).
+    maintenanceIntervalSeconds: MAINTENANCE_INTERVAL_SECONDS,
     application_name: 'partner-delivery-jobs',
     schedule,
     supervise: schedule,

@@ -2,10 +2,17 @@ import type PgBoss from 'pg-boss';
 import { contextFor, type Ctx, type Deps, type SystemActor } from '@/server/context';
 import type { JobData, Queue } from '@/server/outbox/queues';
 
+/**
+ * A queue's pg-boss settings. expireInSeconds and retryLimit are required: a job whose worker died
+ * stays `active` until it expires (pg-boss's default is 15 minutes) and is then retried, so together
+ * with the maintenance interval they bound how long a dead worker holds a job (deadWorkerBoundSeconds).
+ */
+export type QueueSettings = Omit<PgBoss.Queue, 'name' | 'expireInSeconds' | 'retryLimit'> & { expireInSeconds: number; retryLimit: number };
+
 /** How one queue is worked: its pg-boss settings and its handler (the queue's name and payload: server/outbox/queues.ts). */
 export interface JobDefinition<Q extends Queue = Queue> {
   queue: Q;
-  settings?: Omit<PgBoss.Queue, 'name'>;
+  settings: QueueSettings;
   /** Cron expression: the job is also scheduled, once for the whole cluster. */
   schedule?: string;
   work?: PgBoss.WorkOptions;

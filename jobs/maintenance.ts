@@ -6,7 +6,7 @@ import { defineJob, jobContext } from './definition';
 export const purgeExpiredJob = defineJob({
   queue: PURGE_EXPIRED,
   schedule: '*/15 * * * *',
-  settings: { policy: 'singleton', retryLimit: 2 },
+  settings: { policy: 'singleton', retryLimit: 2, expireInSeconds: 40 },
   async handle(_data, deps) {
     const keys = await purgeExpiredIdempotencyKeys(deps.db);
     const events = await purgeOldEvents({ ctx: jobContext(deps, PURGE_EXPIRED.name) });

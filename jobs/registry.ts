@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { Deps } from '@/server/context';
+import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
 import type { JobDefinition } from './definition';
 import { purgeExpiredJob } from './maintenance';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
@@ -15,10 +16,31 @@ export const jobDefinitions: readonly JobDefinition[] = [
   purgeExpiredJob,
 ] as JobDefinition[];
 
+/** The longest a job held by a dead worker waits before a live worker runs it again. */
+export const DEAD_WORKER_BOUND_SECONDS = 60;
+
+/**
+ * How long, at most, a job held by a worker that died waits for a live worker: until it expires, then
+ * until the next maintenance pass notices, then its retry delay, then the next poll.
+ */
+export function deadWorkerBoundSeconds(def: JobDefinition): number {
+  return (
+    def.settings.expireInSeconds + MAINTENANCE_INTERVAL_SECONDS + (def.settings.retryDelay ?? 0) + (def.work?.pollingIntervalSeconds ?? 2)
+  );
+}
+
 /** Creates every queue (pg-boss 10 silently drops sends to a missing queue) and the schedules. */
 export async function createQueues(boss: PgBoss): Promise<void> {
   for (const def of jobDefinitions) {
+    if (deadWorkerBoundSeconds(def) > DEAD_WORKER_BOUND_SECONDS || def.settings.retryLimit < 1) {
+      throw new Error(
+        `queue ${def.queue.name}: a dead worker's job must be retried within ${DEAD_WORKER_BOUND_SECONDS} s (expireInSeconds, retryLimit)`,
+      );
+    }
     await boss.createQueue(def.queue.name, { name: def.queue.name, ...def.settings });
+    // createQueue leaves an existing queue as it was: a database from an earlier release keeps its
+    // settings (pg-boss's 15-minute expiry) unless they are written again.
+    await boss.updateQueue(def.queue.name, { name: def.queue.name, ...def.settings });
     if (def.schedule) await boss.schedule(def.queue.name, def.schedule, {});
   }
 }

@@ -5,7 +5,7 @@ import { defineJob, jobContext } from './definition';
 
 export const scenarioStepJob = defineJob({
   queue: SCENARIO_STEP,
-  settings: { retryLimit: 5, retryDelay: 1, retryBackoff: true },
+  settings: { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 30 },
   work: { pollingIntervalSeconds: 0.5 },
   async handle(data, deps) {
     const outcome = await runScenarioStep({
@@ -19,7 +19,7 @@ export const scenarioStepJob = defineJob({
 export const sandboxTimeoutJob = defineJob({
   queue: SANDBOX_TIMEOUT_SWEEP,
   schedule: '* * * * *',
-  settings: { policy: 'singleton', retryLimit: 1 },
+  settings: { policy: 'singleton', retryLimit: 1, expireInSeconds: 40 },
   async handle(_data, deps) {
     const cancelled = await cancelStaleSandboxOrders({ ctx: jobContext(deps, SANDBOX_TIMEOUT_SWEEP.name) });
     if (cancelled > 0) deps.log.info({ cancelled }, 'cancelled stale sandbox orders');

@@ -1,84 +1,48 @@
-import type { Deps } from '@/server/context';
-import { enqueueMany } from '@/server/outbox/enqueue';
-import { DELIVER, FAN_OUT, type DeliverJob } from '@/server/outbox/queues';
-import { attemptDeliveries, USER_AGENT } from '@/server/webhooks/deliver';
-import { fanOutEvent } from '@/server/webhooks/fan-out';
-import { createWebhookClient, type WebhookClient } from '@/server/webhooks/http-client';
+import { DELIVER, FAN_OUT } from '@/server/outbox/queues';
+import { claimAttempts } from '@/server/webhooks/claim';
+import { fanOutEvents } from '@/server/webhooks/fan-out';
 import { defineJob, jobContext } from './definition';
+import { deliveryEngineOf } from './delivery-engine';
+
+// Both queues hand claimed attempts to the process's delivery engine and complete at once: a job is
+// done when its attempts are claimed, not when they are sent, so no fetch loop waits on a receiver.
 
 export const fanOutJob = defineJob({
   queue: FAN_OUT,
-  settings: { retryLimit: 10, retryDelay: 2, retryBackoff: true },
-  // pg-boss waits the polling interval between fetches even when the queue is full, so one job per
-  // fetch capped the outbox at one event a second per process; a batch per fetch keeps up with bursts.
-  // A failed batch is retried whole, which fan-out, one delivery per (event, subscription), tolerates.
+  // Fan-out is database work only (the attempts run in the engine): a dead worker's batch is retried
+  // after 30 s, and a retried batch creates nothing twice (one delivery per event and subscription).
+  settings: { retryLimit: 10, retryDelay: 2, retryBackoff: true, expireInSeconds: 30 },
+  // pg-boss waits the polling interval between fetches even when the queue is full; a batch per
+  // fetch, fanned out in one transaction, keeps up with bursts.
   work: { pollingIntervalSeconds: 0.5, batchSize: 50 },
   loops: 2,
-  parallel: true,
-  async handle(data, deps) {
-    const result = await fanOutEvent({ ctx: jobContext(deps, FAN_OUT.name), input: { eventId: data.event_id } });
-    deps.log.debug(result, 'event fanned out');
-  },
+  handle: (data, deps) => fanOutBatch([data], deps),
+  handleBatch: (batch, deps) => fanOutBatch(batch, deps),
 });
 
-const clients = new WeakMap<Deps, WebhookClient>();
-function clientFor(deps: Deps): WebhookClient {
-  let client = clients.get(deps);
-  if (!client) {
-    client = createWebhookClient({
-      resolve: (host) => deps.resolver(host),
-      allowPrivate: deps.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS,
-      userAgent: USER_AGENT,
-    });
-    clients.set(deps, client);
-  }
-  return client;
+async function fanOutBatch(batch: { event_id: string }[], deps: Parameters<typeof jobContext>[0]): Promise<void> {
+  const engine = deliveryEngineOf(deps);
+  await engine.waitForRoom();
+  const result = await fanOutEvents({ ctx: jobContext(deps, FAN_OUT.name), input: { eventIds: batch.map((j) => j.event_id) } });
+  await engine.accept(result.claimed);
+  deps.log.debug(
+    { events: batch.length, found: result.found, attempts: result.claimed.length, skipped: result.skipped },
+    'events fanned out',
+  );
 }
-
-// In-flight attempts per subscription in this process. A job for a subscription at its limit is put
-// back for a second instead of waiting, so a slow endpoint holds only its own slots. A fetched batch
-// is handled as one (claimed in one statement, successes recorded in one): see attemptDeliveries.
-const inFlight = new Map<string, number>();
 
 export const deliverJob = defineJob({
   queue: DELIVER,
-  // A job whose worker died expires after this and is retried; the attempt's claim in the database
-  // (server/webhooks/deliver.ts) keeps a slow-but-alive worker and its successor from both sending.
+  // Retries, and attempts returned by a worker: claimed in one statement, then made by the engine.
   settings: { retryLimit: 50, retryDelay: 1, expireInSeconds: 30 },
   work: { pollingIntervalSeconds: 0.5, batchSize: 50 },
-  loops: 2,
+  loops: 1,
   handle: (data, deps) => deliverBatch([data], deps),
   handleBatch: (batch, deps) => deliverBatch(batch, deps),
 });
 
-/** One fetched batch: attempts for subscriptions under their in-flight limit now, the rest a second later. */
-async function deliverBatch(batch: DeliverJob[], deps: Deps): Promise<void> {
-  const admitted: DeliverJob[] = [];
-  const deferred: DeliverJob[] = [];
-  for (const data of batch) {
-    const busy = inFlight.get(data.subscription_id) ?? 0;
-    if (busy >= deps.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION) {
-      deferred.push(data);
-      continue;
-    }
-    inFlight.set(data.subscription_id, busy + 1);
-    admitted.push(data);
-  }
-  const ctx = jobContext(deps, DELIVER.name);
-  await enqueueMany(
-    ctx,
-    DELIVER,
-    deferred.map((data) => ({ data, startAfterSeconds: 1 })),
-  );
-  try {
-    const results = await attemptDeliveries({ ctx, inputs: admitted, client: clientFor(deps) });
-    deps.log.debug({ attempts: admitted.length, results }, 'webhook attempts');
-  } finally {
-    for (const data of admitted) {
-      const left = (inFlight.get(data.subscription_id) ?? 1) - 1;
-      if (left <= 0) inFlight.delete(data.subscription_id);
-      else inFlight.set(data.subscription_id, left);
-    }
-  }
+async function deliverBatch(batch: Parameters<typeof claimAttempts>[1], deps: Parameters<typeof jobContext>[0]): Promise<void> {
+  const engine = deliveryEngineOf(deps);
+  await engine.waitForRoom();
+  await engine.accept(await claimAttempts(jobContext(deps, DELIVER.name), batch));
 }

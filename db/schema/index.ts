@@ -9,3 +9,4 @@ export * from './audit-log';
 export * from './orders';
 export * from './events';
 export * from './webhooks';
+export * from './workers';

@@ -68,6 +68,11 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_event_subscription_idx').on(t.eventId, t.subscriptionId),
     // The partner's delivery log: newest first per subscription.
     index('webhook_deliveries_subscription_idx').on(t.subscriptionId, t.id),
+    // Attempts held by a worker (claimed, in flight or waiting in its memory): the sweeper finds the
+    // expired ones of dead workers here. Only held rows are in it, so it stays as small as the work in hand.
+    index('webhook_deliveries_claims_idx')
+      .on(t.claimedUntil)
+      .where(sql`${t.status} = 'pending' and ${t.claimedUntil} is not null`),
   ],
 );
 
@@ -86,7 +91,7 @@ export const webhookAttempts = pgTable(
     responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
     // First 16 KiB.
     responseBody: text('response_body'),
-    // null on success; else timeout | connection | tls | dns | blocked_address | http_status
+    // null on success; else timeout | connection | tls | dns | blocked_address | http_status | internal
     errorKind: text('error_kind'),
     errorMessage: text('error_message'),
   },

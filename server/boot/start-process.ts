@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { startBoss } from '@/jobs/boss';
+import { startDeliveryEngine, type DeliveryEngine } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
 import { createQueues, registerWorkers } from '@/jobs/registry';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
@@ -52,7 +53,9 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
 
   let unlisten: (() => Promise<void>) | undefined;
   let stopStatistics: (() => void) | undefined;
+  let engine: DeliveryEngine | undefined;
   if (roles.workers) {
+    engine = await startDeliveryEngine(rt);
     unlisten = await wakeWorkersOnNotify(rt, boss, await registerWorkers(boss, rt));
     stopStatistics = keepQueueStatisticsFresh(rt);
   }
@@ -84,6 +87,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       stopStatistics?.();
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
+      await engine?.stop();
       await rt.close();
       await db.embedded?.stop();
     })());

@@ -1,67 +1,109 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import { events, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
-import { enqueueMany } from '../outbox/enqueue';
-import { DELIVER } from '../outbox/queues';
+import type { ClaimedAttempt } from './claimed-attempt';
 
 export interface FanOutResult {
-  eventId: string;
-  found: boolean;
-  /** Deliveries created now: pending for enabled subscriptions, skipped for disabled ones. */
-  pending: number;
+  /** Events found (a purged one is not). */
+  found: number;
+  /** First attempts claimed for the caller to make now: one per enabled matching subscription. */
+  claimed: ClaimedAttempt[];
+  /** Deliveries recorded as skipped: their subscription is disabled. */
   skipped: number;
 }
 
 /**
- * Fans one committed event out to the matching subscriptions of its partner and environment: one
+ * Fans committed events out to the matching subscriptions of their partner and environment: one
  * delivery per (event, subscription), unique, so a retried fan-out creates nothing twice. Empty
  * filters match every catalog type; webhook.test goes only to the subscription it was sent for.
  * Disabled subscriptions get a `skipped` delivery, so a later replay can find what they missed.
+ *
+ * The first attempt of each new delivery is claimed in the same statement and handed back, so the
+ * caller sends it at once: no job per delivery. A caller that dies holding them lets the claims
+ * lapse, and the sweeper (claims.ts) gives those attempts to another worker.
  */
-export async function fanOutEvent({ ctx, input }: { ctx: Ctx; input: { eventId: string } }): Promise<FanOutResult> {
+export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds: string[] } }): Promise<FanOutResult> {
+  if (input.eventIds.length === 0) return { found: 0, claimed: [], skipped: 0 };
   return withTransaction(ctx, async (tx) => {
-    const [event] = await tx.db
-      .select({ id: events.id, type: events.type, partnerId: events.partnerId, environment: events.environment, objectId: events.objectId })
+    const found = await tx.db
+      .select({
+        id: events.id,
+        type: events.type,
+        partnerId: events.partnerId,
+        environment: events.environment,
+        objectId: events.objectId,
+        envelope: events.envelope,
+      })
       .from(events)
-      .where(eq(events.id, input.eventId));
-    if (!event) return { eventId: input.eventId, found: false, pending: 0, skipped: 0 };
+      .where(inArray(events.id, input.eventIds));
+    if (found.length === 0) return { found: 0, claimed: [], skipped: 0 };
+    const scopes = [...new Map(found.map((e) => [`${e.partnerId}:${e.environment}`, e])).values()];
     const subscriptions = await tx.db
-      .select({ id: webhookSubscriptions.id, status: webhookSubscriptions.status, filters: webhookSubscriptions.eventFilters })
+      .select()
       .from(webhookSubscriptions)
       .where(
         and(
-          eq(webhookSubscriptions.partnerId, event.partnerId),
-          eq(webhookSubscriptions.environment, event.environment),
           isNull(webhookSubscriptions.deletedAt),
+          or(
+            ...scopes.map((e) => and(eq(webhookSubscriptions.partnerId, e.partnerId), eq(webhookSubscriptions.environment, e.environment))),
+          ),
         ),
       );
-    const matching = subscriptions.filter((s) =>
-      event.type === 'webhook.test' ? s.id === event.objectId : s.filters.length === 0 || s.filters.includes(event.type),
-    );
-    if (matching.length === 0) return { eventId: event.id, found: true, pending: 0, skipped: 0 };
     const now = new Date();
+    const claimUntil = new Date(now.getTime() + ctx.env.WEBHOOK_CLAIM_SECONDS * 1000);
+    const pairs = found.flatMap((event) =>
+      subscriptions
+        .filter((s) => s.partnerId === event.partnerId && s.environment === event.environment)
+        .filter((s) =>
+          event.type === 'webhook.test' ? s.id === event.objectId : s.eventFilters.length === 0 || s.eventFilters.includes(event.type),
+        )
+        .map((subscription) => ({ event, subscription, enabled: subscription.status === 'enabled' })),
+    );
+    if (pairs.length === 0) return { found: found.length, claimed: [], skipped: 0 };
     const created = await tx.db
       .insert(webhookDeliveries)
       .values(
-        matching.map((s) => ({
+        pairs.map(({ event, subscription, enabled }) => ({
           id: newId(),
           eventId: event.id,
-          subscriptionId: s.id,
+          subscriptionId: subscription.id,
           eventType: event.type,
-          status: s.status === 'enabled' ? ('pending' as const) : ('skipped' as const),
+          status: enabled ? ('pending' as const) : ('skipped' as const),
+          attempts: enabled ? 1 : 0,
+          claimedUntil: enabled ? claimUntil : null,
           createdAt: now,
           updatedAt: now,
         })),
       )
       .onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.subscriptionId] })
-      .returning({ id: webhookDeliveries.id, subscriptionId: webhookDeliveries.subscriptionId, status: webhookDeliveries.status });
-    const pending = created.filter((d) => d.status === 'pending');
-    await enqueueMany(
-      tx,
-      DELIVER,
-      pending.map((d) => ({ data: { delivery_id: d.id, subscription_id: d.subscriptionId, attempt: 1 } })),
-    );
-    return { eventId: event.id, found: true, pending: pending.length, skipped: created.length - pending.length };
+      .returning({
+        id: webhookDeliveries.id,
+        eventId: webhookDeliveries.eventId,
+        subscriptionId: webhookDeliveries.subscriptionId,
+        status: webhookDeliveries.status,
+      });
+    const pairOf = new Map(pairs.map((p) => [`${p.event.id}:${p.subscription.id}`, p]));
+    const claimed: ClaimedAttempt[] = [];
+    for (const delivery of created) {
+      if (delivery.status !== 'pending') continue;
+      const { event, subscription: s } = pairOf.get(`${delivery.eventId}:${delivery.subscriptionId}`)!;
+      claimed.push({
+        id: delivery.id,
+        subscription_id: s.id,
+        attempt: 1,
+        trigger: 'scheduled',
+        event_type: event.type,
+        url: s.url,
+        sub_status: s.status,
+        deleted_at: s.deletedAt,
+        environment: s.environment,
+        secret_sealed: s.secretSealed,
+        previous_secret_sealed: s.previousSecretSealed,
+        previous_secret_expires_at: s.previousSecretExpiresAt,
+        envelope: event.envelope,
+      });
+    }
+    return { found: found.length, claimed, skipped: created.length - claimed.length };
   });
 }

@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { blockedRange } from './address-policy';
 import type { Resolver } from './url-policy';
 
-export type AttemptErrorKind = 'timeout' | 'connection' | 'tls' | 'dns' | 'blocked_address' | 'http_status';
+export type AttemptErrorKind = 'timeout' | 'connection' | 'tls' | 'dns' | 'blocked_address' | 'http_status' | 'internal';
 
 export type PostOutcome =
   | { kind: 'response'; status: number; headers: Record<string, string>; body: string; durationMs: number }

@@ -1,0 +1,213 @@
+import { hostname } from 'node:os';
+import type { Ctx, Deps } from '@/server/context';
+import { newId } from '@/server/ids';
+import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/webhooks/attempt';
+import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/webhooks/claims';
+import type { ClaimedAttempt } from '@/server/webhooks/claimed-attempt';
+import { createWebhookClient, type WebhookClient } from '@/server/webhooks/http-client';
+import { recordOutcomes } from '@/server/webhooks/record';
+import { beat, leave } from '@/server/workers/heartbeat';
+import { jobContext } from './definition';
+
+// A worker process holds at most this many attempts (waiting, in flight, or awaiting their record);
+// fetching more waits until there is room. Bounds memory, not fairness: fairness is per subscription.
+const MAX_HELD = 5000;
+// Attempts of one subscription waiting in this process beyond its in-flight share; past this, new
+// ones go back to the queue for a second, so one slow subscription cannot fill the process.
+const MAX_WAITING_PER_SUBSCRIPTION = 200;
+const HEARTBEAT_MS = 5000;
+
+/**
+ * How a worker process makes webhook attempts. Fan-out and deliver jobs hand it claimed attempts
+ * and complete at once; each attempt starts when its subscription has room (its share of
+ * WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION across the live workers) and is recorded as it ends, with
+ * whatever else ended meanwhile, in one write. So a slow endpoint holds only its own slots, never a
+ * batch of other partners' deliveries.
+ *
+ * Every attempt it holds stays claimed in the database: it renews the claims while it holds them,
+ * and if it dies they lapse and any worker's sweeper returns them to the queue.
+ */
+export class DeliveryEngine {
+  private readonly ctx: Ctx;
+  private readonly workerId = `${hostname()}:${process.pid}:${newId()}`;
+  private readonly waiting = new Map<string, ClaimedAttempt[]>();
+  private readonly running = new Map<string, number>();
+  /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
+  private readonly held = new Set<string>();
+  private done: AttemptOutcome[] = [];
+  private flushing: Promise<void> | undefined;
+  private inFlight = 0;
+  private share: number;
+  private roomWaiters: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
+  private timers: NodeJS.Timeout[] = [];
+  private stopping = false;
+
+  constructor(
+    deps: Deps,
+    private readonly client: WebhookClient,
+  ) {
+    this.ctx = jobContext(deps, 'webhooks.deliver');
+    this.share = deps.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION;
+  }
+
+  async start(): Promise<void> {
+    await this.heartbeat();
+    const { env } = this.ctx;
+    this.every(HEARTBEAT_MS, () => this.heartbeat());
+    this.every((env.WEBHOOK_CLAIM_SECONDS * 1000) / 3, () => renewClaims(this.ctx, [...this.held]));
+    this.every(env.WEBHOOK_SWEEP_INTERVAL_MS, async () => {
+      const returned = await returnExpiredClaims(this.ctx);
+      if (returned > 0) this.ctx.log.warn({ returned }, 'returned webhook attempts whose worker stopped renewing their claims');
+    });
+  }
+
+  /** Resolves when this process holds few enough attempts to take another batch. */
+  waitForRoom(): Promise<void> {
+    if (this.held.size < MAX_HELD) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Takes claimed attempts; each starts when its subscription has room, in the order given. */
+  async accept(claimed: ClaimedAttempt[]): Promise<void> {
+    const overflow: string[] = [];
+    const touched = new Set<string>();
+    for (const attempt of claimed) {
+      if (this.held.has(attempt.id)) continue;
+      const queue = this.waiting.get(attempt.subscription_id) ?? [];
+      if (this.stopping || queue.length >= MAX_WAITING_PER_SUBSCRIPTION) {
+        overflow.push(attempt.id);
+        continue;
+      }
+      this.held.add(attempt.id);
+      queue.push(attempt);
+      this.waiting.set(attempt.subscription_id, queue);
+      touched.add(attempt.subscription_id);
+    }
+    for (const subscription of touched) this.pump(subscription);
+    if (overflow.length > 0) await releaseClaims(this.ctx, overflow, 1);
+  }
+
+  /**
+   * Stops taking attempts: those still waiting go back to the queue for another worker, those in
+   * flight get until the deadline to end and be recorded.
+   */
+  async stop(deadlineMs = 5000): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearInterval(timer);
+    const unsent = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    for (const attempt of unsent) this.held.delete(attempt.id);
+    await releaseClaims(
+      this.ctx,
+      unsent.map((a) => a.id),
+    ).catch((err: unknown) => this.ctx.log.warn({ err: String(err) }, 'could not return unsent webhook attempts; their claims will lapse'));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) resolve();
+        else this.idleWaiters.push(resolve);
+      }),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    await leave(this.ctx, this.workerId).catch(() => {});
+    await this.client.close().catch(() => {});
+  }
+
+  private pump(subscriptionId: string): void {
+    const queue = this.waiting.get(subscriptionId);
+    if (!queue) return;
+    let running = this.running.get(subscriptionId) ?? 0;
+    while (queue.length > 0 && running < this.share) {
+      running++;
+      void this.run(queue.shift()!);
+    }
+    this.running.set(subscriptionId, running);
+    if (queue.length === 0) this.waiting.delete(subscriptionId);
+  }
+
+  private async run(attempt: ClaimedAttempt): Promise<void> {
+    this.inFlight++;
+    const outcome = await attemptDelivery(this.ctx, attempt, this.client);
+    this.inFlight--;
+    const left = (this.running.get(attempt.subscription_id) ?? 1) - 1;
+    if (left > 0) this.running.set(attempt.subscription_id, left);
+    else this.running.delete(attempt.subscription_id);
+    this.done.push(outcome);
+    this.flushSoon();
+    this.pump(attempt.subscription_id);
+  }
+
+  // Outcomes are written when the writer is idle, and batch up while it is busy: a quiet system
+  // records each attempt at once, a busy one in few statements.
+  private flushSoon(): void {
+    if (this.flushing) return;
+    this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    while (this.done.length > 0) {
+      const batch = this.done;
+      this.done = [];
+      try {
+        await recordOutcomes(this.ctx, batch);
+      } catch (error) {
+        // recordOutcomes handles each delivery's failure itself; this is the unforeseen, logged and left to the sweeper.
+        this.ctx.log.error({ deliveries: batch.length, err: String(error) }, 'recording webhook attempts failed; their claims will lapse');
+      }
+      // Recorded, or left to lapse and be swept: either way no longer renewed by this process.
+      for (const outcome of batch) this.held.delete(outcome.claimed.id);
+      this.wakeRoomWaiters();
+    }
+    this.flushing = undefined;
+    if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private wakeRoomWaiters(): void {
+    while (this.roomWaiters.length > 0 && this.held.size < MAX_HELD) this.roomWaiters.shift()!();
+  }
+
+  private async heartbeat(): Promise<void> {
+    const live = await beat(this.ctx, this.workerId);
+    // The in-flight bound holds across workers: each takes an equal share, at least one.
+    this.share = Math.max(1, Math.floor(this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION / live));
+  }
+
+  private every(ms: number, fn: () => Promise<unknown>): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      fn()
+        .catch((err: unknown) =>
+          this.ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'delivery engine upkeep failed'),
+        )
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+}
+
+const engines = new WeakMap<Deps, DeliveryEngine>();
+
+/** Starts this worker process's engine (server/boot does, for processes that run workers). */
+export async function startDeliveryEngine(deps: Deps): Promise<DeliveryEngine> {
+  const client = createWebhookClient({
+    resolve: (host) => deps.resolver(host),
+    allowPrivate: deps.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS,
+    userAgent: USER_AGENT,
+  });
+  const engine = new DeliveryEngine(deps, client);
+  await engine.start();
+  engines.set(deps, engine);
+  return engine;
+}
+
+export function deliveryEngineOf(deps: Deps): DeliveryEngine {
+  const engine = engines.get(deps);
+  if (!engine) throw new Error('the delivery engine is not started in this process');
+  return engine;
+}

@@ -1,0 +1,62 @@
+import type { EventEnvelope } from '@/db/schema';
+import type { Ctx } from '../context';
+import type { ClaimedAttempt } from './claimed-attempt';
+import type { PostOutcome, WebhookClient } from './http-client';
+import { signingSecrets } from './secrets';
+import { deliveryHeaders } from './signing';
+import { checkWebhookUrl } from './url-policy';
+
+export const USER_AGENT = 'PartnerDeliveryPlatform-Webhooks/1.0';
+
+export interface AttemptOutcome {
+  claimed: ClaimedAttempt;
+  startedAt: Date;
+  /** absent: not sent, because the subscription was disabled or deleted meanwhile. */
+  outcome?: PostOutcome;
+}
+
+/**
+ * Signs and sends one claimed attempt. It never throws: whatever goes wrong on the way (a secret that
+ * cannot be opened, a bad stored envelope) is an outcome of kind `internal`, recorded and retried
+ * like a failed request, so one broken delivery cannot take its neighbours down with it.
+ */
+export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient): Promise<AttemptOutcome> {
+  const startedAt = new Date();
+  if (claimed.sub_status !== 'enabled' || claimed.deleted_at) return { claimed, startedAt };
+  try {
+    return { claimed, startedAt, outcome: await send(ctx, claimed, client, startedAt) };
+  } catch (error) {
+    const message = `could not send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
+    ctx.log.error(
+      { delivery_id: claimed.id, subscription_id: claimed.subscription_id, attempt: claimed.attempt, err: message },
+      'webhook attempt failed inside the service',
+    );
+    return { claimed, startedAt, outcome: { kind: 'error', errorKind: 'internal', message, durationMs: Date.now() - startedAt.getTime() } };
+  }
+}
+
+async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, startedAt: Date): Promise<PostOutcome> {
+  // The body signed is the body sent, byte for byte; `t` is this attempt's time. (Drizzle sets the
+  // client to hand json back as text; the parse and stringify keep the envelope's key order as stored.)
+  const envelope = typeof claimed.envelope === 'string' ? (JSON.parse(claimed.envelope) as EventEnvelope) : claimed.envelope;
+  const body = JSON.stringify(envelope);
+  const timestamp = Math.floor(startedAt.getTime() / 1000);
+  const secrets = signingSecrets(ctx, {
+    secretSealed: claimed.secret_sealed,
+    previousSecretSealed: claimed.previous_secret_sealed,
+    previousSecretExpiresAt: claimed.previous_secret_expires_at ? new Date(claimed.previous_secret_expires_at) : null,
+  });
+  const headers = deliveryHeaders({ secrets, eventId: envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
+
+  // Checked again at every delivery: the address the URL had at creation proves nothing now.
+  const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: ctx.resolver });
+  if ('code' in checked) {
+    return {
+      kind: 'error',
+      errorKind: checked.code === 'url_unresolvable' ? 'dns' : 'blocked_address',
+      message: checked.message,
+      durationMs: 0,
+    };
+  }
+  return client.post(claimed.url, headers, body);
+}

@@ -1,0 +1,24 @@
+import type { EventEnvelope } from '@/db/schema';
+import type { Environment } from '../context';
+
+/**
+ * One attempt a worker holds: the delivery's row is claimed (`claimed_until` in the future, its
+ * `attempts` counting this one), so no other worker sends it until the claim lapses. It carries
+ * everything the attempt needs, so sending it reads nothing more from the database.
+ */
+export interface ClaimedAttempt {
+  /** The delivery's id. */
+  id: string;
+  subscription_id: string;
+  attempt: number;
+  trigger: 'scheduled' | 'manual';
+  event_type: string;
+  url: string;
+  sub_status: 'enabled' | 'disabled';
+  deleted_at: string | Date | null;
+  environment: Environment;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | Date | null;
+  envelope: EventEnvelope | string;
+}

@@ -1,0 +1,193 @@
+import { eq, sql } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import { withTransaction, type Ctx } from '../context';
+import { newId } from '../ids';
+import { enqueue } from '../outbox/enqueue';
+import { DELIVER } from '../outbox/queues';
+import type { AttemptOutcome } from './attempt';
+import type { PostOutcome } from './http-client';
+import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
+
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+
+export interface RecordResult {
+  results: Map<string, AttemptResult>;
+  /** Deliveries whose outcome could not be written (the database failed each time): their claims lapse and the sweeper returns them. */
+  unrecorded: AttemptOutcome[];
+}
+
+type Success = AttemptOutcome & { outcome: Extract<PostOutcome, { kind: 'response' }> };
+
+/**
+ * Records finished attempts, several at once: every success in one statement (the common case),
+ * every skip in one, each failure with its retry job in its own transaction. When a statement for
+ * several fails, each delivery is recorded on its own, so one that cannot be written never keeps
+ * its neighbours from being recorded.
+ */
+export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Promise<RecordResult> {
+  const results = new Map<string, AttemptResult>();
+  const unrecorded: AttemptOutcome[] = [];
+  const successes = outcomes.filter(isSuccess);
+  const skips = outcomes.filter((o) => !o.outcome);
+  const failures = outcomes.filter((o) => o.outcome && !isSuccess(o));
+
+  const grouped = async <T extends AttemptOutcome>(
+    items: T[],
+    write: (items: T[]) => Promise<void>,
+    result: (item: T) => AttemptResult,
+  ) => {
+    if (items.length === 0) return;
+    try {
+      await write(items);
+      for (const item of items) results.set(item.claimed.id, result(item));
+      return;
+    } catch (error) {
+      if (items.length === 1) return onFailure(ctx, items[0]!, error, unrecorded);
+      ctx.log.warn(
+        { deliveries: items.length, err: errorText(error) },
+        'recording a batch of webhook attempts failed; recording them one by one',
+      );
+    }
+    for (const item of items) {
+      try {
+        await write([item]);
+        results.set(item.claimed.id, result(item));
+      } catch (error) {
+        onFailure(ctx, item, error, unrecorded);
+      }
+    }
+  };
+  await grouped(
+    successes,
+    (items) => recordSuccesses(ctx, items),
+    () => 'succeeded',
+  );
+  await grouped(
+    skips,
+    (items) => recordSkips(ctx, items),
+    () => 'skipped',
+  );
+  for (const failure of failures) {
+    try {
+      results.set(failure.claimed.id, await recordFailure(ctx, failure));
+    } catch (error) {
+      onFailure(ctx, failure, error, unrecorded);
+    }
+  }
+  return { results, unrecorded };
+}
+
+function onFailure(ctx: Ctx, item: AttemptOutcome, error: unknown, unrecorded: AttemptOutcome[]): void {
+  // Never the statement's parameters (they hold response bodies): the error's own text only.
+  ctx.log.error(
+    { delivery_id: item.claimed.id, attempt: item.claimed.attempt, err: errorText(error) },
+    'could not record a webhook attempt; its claim will lapse and the attempt is made again',
+  );
+  unrecorded.push(item);
+}
+
+function errorText(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return e?.code ? `${e.code}: ${(e.message ?? '').split('\n')[0]!.slice(0, 200)}` : String(e?.message ?? error).slice(0, 200);
+}
+
+function isSuccess(o: AttemptOutcome): o is Success {
+  return o.outcome?.kind === 'response' && o.outcome.status >= 200 && o.outcome.status < 300;
+}
+
+/**
+ * Successes in one statement (atomic without a transaction): the attempts, the deliveries, and the
+ * end of a failing streak, written only where there is one.
+ */
+async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
+  const rows = successes.map(({ claimed, startedAt, outcome }) => ({
+    id: newId(),
+    delivery_id: claimed.id,
+    subscription_id: claimed.subscription_id,
+    attempt: claimed.attempt,
+    trigger: claimed.trigger,
+    started_at: startedAt.toISOString(),
+    duration_ms: outcome.durationMs,
+    response_status: outcome.status,
+    response_headers: outcome.headers,
+    response_body: outcome.body,
+  }));
+  await ctx.sql`
+    with done as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
+        trigger text, started_at timestamptz, duration_ms int, response_status int, response_headers jsonb, response_body text)
+    ), attempts as (
+      insert into webhook_attempts (id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body)
+      select id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body from done
+    ), deliveries as (
+      -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
+      update webhook_deliveries d set status = 'succeeded', claimed_until = null, attempts = greatest(d.attempts, done.attempt),
+        last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
+      from done where d.id = done.delivery_id and d.id = any(string_to_array(${rows.map((r) => r.delivery_id).join(',')}, ','))
+    )
+    update webhook_subscriptions set failing_since = null
+    where id = any(string_to_array(${[...new Set(rows.map((r) => r.subscription_id))].join(',')}, ',')) and failing_since is not null`;
+}
+
+/** Attempts not made because the subscription was disabled or deleted meanwhile: the delivery is skipped (a replay can send it). */
+async function recordSkips(ctx: Ctx, skips: AttemptOutcome[]): Promise<void> {
+  await ctx.sql`
+    update webhook_deliveries set status = 'skipped', attempts = attempts - 1, claimed_until = null, updated_at = now()
+    where id = any(string_to_array(${skips.map((s) => s.claimed.id).join(',')}, ',')) and status = 'pending'`;
+}
+
+async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptOutcome): Promise<AttemptResult> {
+  const failed = outcome!;
+  const gone = failed.kind === 'response' && failed.status === 410;
+  const retryAfter =
+    failed.kind === 'response' && (failed.status === 429 || failed.status === 503)
+      ? parseRetryAfter(failed.headers['retry-after'])
+      : undefined;
+  const delay = gone ? undefined : nextRetryDelay(claimed.attempt, claimed.environment, ctx.env, retryAfter);
+  const result: AttemptResult = delay === undefined ? 'failed' : 'retrying';
+
+  await withTransaction(ctx, async (tx) => {
+    await tx.db.insert(webhookAttempts).values({
+      id: newId(),
+      deliveryId: claimed.id,
+      attempt: claimed.attempt,
+      trigger: claimed.trigger,
+      startedAt,
+      durationMs: failed.durationMs,
+      responseStatus: failed.kind === 'response' ? failed.status : null,
+      responseHeaders: failed.kind === 'response' ? failed.headers : null,
+      responseBody: failed.kind === 'response' ? failed.body : null,
+      errorKind: failed.kind === 'response' ? 'http_status' : failed.errorKind,
+      errorMessage: failed.kind === 'response' ? `HTTP ${failed.status}` : failed.message,
+    });
+    await tx.db
+      .update(webhookDeliveries)
+      .set({
+        status: result === 'retrying' ? 'pending' : 'failed',
+        claimedUntil: null,
+        lastAttemptAt: startedAt,
+        nextAttemptAt: delay === undefined ? null : new Date(Date.now() + delay * 1000),
+        updatedAt: new Date(),
+      })
+      .where(eq(webhookDeliveries.id, claimed.id));
+    if (delay !== undefined) {
+      await enqueue(
+        tx,
+        DELIVER,
+        { delivery_id: claimed.id, subscription_id: claimed.subscription_id, attempt: claimed.attempt + 1 },
+        { startAfterSeconds: Math.max(1, Math.round(delay)) },
+      );
+    }
+    // 410: the receiver says the endpoint is gone. Otherwise, failing for the whole auto-disable period disables it.
+    const autoDisableSeconds = Math.round(ctx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS * 3600);
+    await tx.db.execute(sql`
+      update ${webhookSubscriptions} set
+        failing_since = coalesce(failing_since, ${startedAt.toISOString()}::timestamptz),
+        status = case when ${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'disabled'::webhook_subscription_status else status end,
+        disabled_reason = case when status = 'disabled' then disabled_reason when ${gone} then 'gone'
+          when coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'too_many_failures' else disabled_reason end,
+        updated_at = case when status = 'enabled' and (${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds})) then now() else updated_at end
+      where id = ${claimed.subscription_id}`);
+  });
+  return result;
+}
