@@ -141,9 +141,7 @@ async function compare(ctx: BenchContext): Promise<ScenarioOutcome> {
       `the order of the sides rotates every round.\n` +
       `service: tsx server/boot/web.ts, NODE_ENV=production WORKERS=off CONSOLE=off LOG_LEVEL=info DB_POOL_MAX=${POOL}; stdout (one pino line per request) -> /dev/null.\n` +
       `baseline: tsx bench/baseline-server.ts: node:http, JSON.parse, one postgres.js insert ... returning * (same columns), pool ${POOL}; no auth, no log.\n` +
-      (options.compareDir
-        ? `candidate: the service of ${path.resolve(options.compareDir)}, same settings as service.\n`
-        : '') +
+      (options.compareDir ? `candidate: the service of ${path.resolve(options.compareDir)}, same settings as service.\n` : '') +
       `database: ${ctx.database.description}\n` +
       `srv CPU / db CPU: CPU microseconds per 2xx response used by the side's server process (all threads) / by the database server` +
       `${ctx.database.serverPid ? '' : ' (not on this machine: -)'}; steadier than req/s on a busy machine.\n`,
