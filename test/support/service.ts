@@ -6,6 +6,7 @@ import { addAllowlistEntry } from '@/server/allowlist/edit';
 import { decideGoLive } from '@/server/partners/go-live';
 import { createPartner } from '@/server/partners/create';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
+import type { Logger } from '@/server/logger';
 import type { Resolver } from '@/server/webhooks/url-policy';
 import { createTestDatabase } from './database';
 
@@ -22,7 +23,10 @@ export interface TestService extends RunningProcess {
  * The real service (front door, partner routes, workers) on a free port over this file's own
  * database, without the Next console. Stopped after the file's tests.
  */
-export async function startTestService(overrides: Record<string, string> = {}, opts: { resolver?: Resolver } = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Record<string, string> = {},
+  opts: { resolver?: Resolver; log?: Logger } = {},
+): Promise<TestService> {
   const databaseUrl = await createTestDatabase();
   const env = loadEnv({
     ...process.env,
@@ -35,7 +39,7 @@ export async function startTestService(overrides: Record<string, string> = {}, o
     SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
   });
-  const service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' }, { resolver: opts.resolver });
+  const service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' }, { resolver: opts.resolver, log: opts.log });
   afterAll(() => service.stop());
   return { ...service, url: service.url!, env, databaseUrl };
 }
