@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
 import { call, newOrder } from '../support/partner-api';
-import { waitFor } from '../support/poll';
+import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -182,5 +182,37 @@ describe('two worker processes', () => {
     expect(twice).toEqual([]);
     const received = receiver.received.filter((r) => r.path.startsWith('/pair-')).length;
     console.log(`[processes] two workers: ${received} requests for ${orders.length * 2} deliveries, no attempt in flight twice`);
+  }, 120_000);
+});
+
+describe('the in-flight bound with several workers', () => {
+  it('holds across worker processes: each takes its share of WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', async () => {
+    while (workers.length < 2) await worker();
+    // Both workers have beaten at least once since the second started (every 5 s), so each knows of the other.
+    await waitFor(
+      'two live workers on record',
+      async () => (await svc.rt.db.execute(sql`select 1 from worker_heartbeats where beat_at > now() - interval '15 seconds'`)).length >= 2,
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    await settle(5500, "one more heartbeat each, so both workers count the other's before any delivery");
+    const partner = await createTestPartner(svc);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    await subscribe(partner, '/bounded', () => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => inFlight--, 300);
+      return { status: 200, delayMs: 300 };
+    });
+    const orders = await Promise.all(Array.from({ length: 60 }, () => newOrder(partner)));
+    await waitFor(
+      'every order at the bounded subscription',
+      () => new Set(receiver.received.filter((r) => r.path === '/bounded').map(orderIdOf)).size === orders.length,
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    const byWorker = await svc.rt.db.execute<{ n: number }>(sql`select count(*)::int as n from worker_heartbeats`);
+    console.log(`[processes] ${byWorker[0]!.n} workers, 60 deliveries to one subscription: at most ${maxInFlight} in flight (bound 10)`);
+    expect(maxInFlight).toBeLessThanOrEqual(10);
+    expect(maxInFlight).toBeGreaterThanOrEqual(2);
   }, 120_000);
 });
