@@ -51,7 +51,6 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         ),
       );
     const now = new Date();
-    const claimUntil = new Date(now.getTime() + ctx.env.WEBHOOK_CLAIM_SECONDS * 1000);
     const pairs = found.flatMap((event) =>
       subscriptions
         .filter((s) => s.partnerId === event.partnerId && s.environment === event.environment)
@@ -68,16 +67,17 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
       event_type: event.type,
       status: enabled ? 'pending' : 'skipped',
       attempts: enabled ? 1 : 0,
-      claimed_until: enabled ? claimUntil.toISOString() : null,
     }));
     // One parameter for every row: Drizzle's insert builder spent more CPU mapping 500 rows' values
     // than the database spent inserting them (`npm run bench -- delivery --profile`).
     const created = await tx.db.execute<{ id: string; eventId: string; subscriptionId: string; status: string }>(sql`
       insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, claimed_until, created_at, updated_at)
-      select id, event_id, subscription_id, event_type, status::webhook_delivery_status, attempts, claimed_until,
+      -- Claimed on the database's clock, which the sweeper reads too.
+      select id, event_id, subscription_id, event_type, status::webhook_delivery_status, attempts,
+        case when attempts = 1 then now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}) end,
         ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int, claimed_until timestamptz)
+        as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int)
       on conflict (event_id, subscription_id) do nothing
       returning id, event_id as "eventId", subscription_id as "subscriptionId", status`);
     const pairOf = new Map(pairs.map((p) => [`${p.event.id}:${p.subscription.id}`, p]));
