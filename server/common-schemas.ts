@@ -22,9 +22,17 @@ export const coordinates = z
 /** Path ids: anything that is not a ULID cannot name a resource, so the wrapper answers 404 for it. */
 export const idParams = z.strictObject({ id: ulidString });
 
+/**
+ * A whole number in a query string: decimal digits only. Number() would also take `0x10`, `1e3`, ` `
+ * (as 0) and `-0`; those stay text here and fail as not a number.
+ */
+export function queryInteger(min: number, max: number) {
+  return z.preprocess((v) => (typeof v === 'string' && /^[0-9]{1,16}$/.test(v) ? Number(v) : v), z.number().int().min(min).max(max));
+}
+
 /** ?limit=&starting_after= : lists are newest first; ULIDs sort by creation, so the id is the cursor. */
 export const listQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: '1 to 100, default 20' }),
+  limit: queryInteger(1, 100).default(20).meta({ description: '1 to 100, default 20' }),
   starting_after: ulidString.optional().meta({ description: 'Id of the last object of the previous page' }),
 };
 
@@ -32,8 +40,8 @@ export const listQuery = {
 const MAX_UNIX = 253_402_300_799;
 
 export const createdRange = {
-  created_gte: z.coerce.number().int().min(0).max(MAX_UNIX).optional().meta({ description: 'Created at or after (Unix seconds)' }),
-  created_lte: z.coerce.number().int().min(0).max(MAX_UNIX).optional().meta({ description: 'Created at or before (Unix seconds)' }),
+  created_gte: queryInteger(0, MAX_UNIX).optional().meta({ description: 'Created at or after (Unix seconds)' }),
+  created_lte: queryInteger(0, MAX_UNIX).optional().meta({ description: 'Created at or before (Unix seconds)' }),
 };
 
 export function listOf<S extends z.ZodType>(item: S, id: string) {

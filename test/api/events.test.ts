@@ -7,10 +7,9 @@ import { cliContext } from '@/server/cli/operator-context';
 import { purgeOldEvents } from '@/server/events/retention';
 import { eventResource } from '@/server/events/schemas';
 import { orderResource } from '@/server/orders/schemas';
-import { decideGoLive } from '@/server/partners/go-live';
 import { call } from '../support/partner-api';
 import { waitFor } from '../support/poll';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
 // order (or, for webhook.test, the subscription) has in each. Written out independently of the catalog.
@@ -226,6 +225,12 @@ describe('GET /partner/events', () => {
     'created_lte=-1',
     'created_lte=99999999999999',
     'created_gte=8640000000000',
+    // Whole numbers are decimal digits only: Number() would read these as 16, 0, 10, 5 and 0.
+    'created_gte=0x10',
+    'created_gte=%20',
+    'created_lte=1e1',
+    'limit=%2B5',
+    'limit=',
     'type=order.teleported',
     'type=%00',
     'order_id=not-an-order',
@@ -287,7 +292,7 @@ describe('isolation', () => {
   it("the same partner's production credential sees no sandbox events, and the sandbox one no production events", async () => {
     const sandbox = await createTestPartner(svc);
     const sandboxOrder = await newOrder(sandbox);
-    await decideGoLive({ ctx: cliContext(svc.rt), input: { partnerId: sandbox.partnerId, decision: 'approve' } });
+    await approveGoLive(cliContext(svc.rt), sandbox.partnerId);
     const production = await createTestPartner(svc, { environment: 'production', partnerId: sandbox.partnerId });
     const sandboxEvents = await list(sandbox);
     expect(sandboxEvents).toHaveLength(1);
