@@ -8,11 +8,11 @@ import { findPartnerOrThrow } from './find';
 type GoLiveStatus = (typeof partners.$inferSelect)['goLiveStatus'];
 export type GoLiveDecision = 'request' | 'approve' | 'reject';
 
-// The go-live review: a partner asks after UAT, an operator approves or rejects; a rejected
-// partner may ask again. Production credentials need `approved`.
+// The go-live review, one table: a partner asks after UAT, an operator approves or rejects what was
+// asked; a rejected partner may ask again. Production credentials need `approved`.
 const MOVES: Record<GoLiveDecision, { from: GoLiveStatus[]; to: GoLiveStatus }> = {
   request: { from: ['not_requested', 'rejected'], to: 'requested' },
-  approve: { from: ['not_requested', 'requested', 'rejected'], to: 'approved' },
+  approve: { from: ['requested'], to: 'approved' },
   reject: { from: ['requested'], to: 'rejected' },
 };
 

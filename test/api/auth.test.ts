@@ -7,7 +7,7 @@ import { createPartner } from '@/server/partners/create';
 import { decideGoLive } from '@/server/partners/go-live';
 import { call, type Reply } from '../support/partner-api';
 import { waitFor } from '../support/poll';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
 let partner: TestPartner;
@@ -108,7 +108,7 @@ describe('environments', () => {
   beforeAll(async () => {
     const ctx = cliContext(svc.rt, 'test');
     const { id } = await createPartner({ ctx, input: { name: 'Live Partner' } });
-    await decideGoLive({ ctx, input: { partnerId: id, decision: 'approve' } });
+    await approveGoLive(ctx, id);
     sandbox = await createTestPartner(svc, { partnerId: id, environment: 'sandbox' });
     production = await createTestPartner(svc, { partnerId: id, environment: 'production' });
   });
@@ -166,7 +166,7 @@ describe('environments', () => {
     // Sandbox credentials need no review.
     expect((await issueCredential({ ctx, input: { partnerId: id, environment: 'sandbox' } })).api_key).toMatch(/^sk_sandbox_/);
 
-    await decideGoLive({ ctx, input: { partnerId: id, decision: 'approve' } });
+    await approveGoLive(ctx, id);
     const issued = await attempt();
     expect(issued.environment).toBe('production');
     expect(issued.api_key).toMatch(/^sk_live_/);

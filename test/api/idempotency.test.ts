@@ -4,9 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { quotes } from '@/db/schema';
 import { cliContext } from '@/server/cli/operator-context';
 import { createPartner } from '@/server/partners/create';
-import { decideGoLive } from '@/server/partners/go-live';
 import { call, type Reply } from '../support/partner-api';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
 let partner: TestPartner;
@@ -138,7 +137,7 @@ describe('Idempotency-Key on POST', () => {
   it('sandbox and production keys of one partner do not share idempotency keys', async () => {
     const ctx = cliContext(svc.rt, 'test');
     const { id } = await createPartner({ ctx, input: { name: 'Two Environments' } });
-    await decideGoLive({ ctx, input: { partnerId: id, decision: 'approve' } });
+    await approveGoLive(ctx, id);
     const sandbox = await createTestPartner(svc, { partnerId: id, environment: 'sandbox' });
     const production = await createTestPartner(svc, { partnerId: id, environment: 'production' });
     const key = newKey();

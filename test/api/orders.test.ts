@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
-import { decideGoLive } from '@/server/partners/go-live';
 import { call, newOrder, newQuote } from '../support/partner-api';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
 let partner: TestPartner;
@@ -72,7 +71,7 @@ describe('POST /partner/orders', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe('resource_missing');
 
-    await decideGoLive({ ctx: cliContext(svc.rt), input: { partnerId: partner.partnerId, decision: 'approve' } });
+    await approveGoLive(cliContext(svc.rt), partner.partnerId);
     const live = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
     expect((await call('POST', '/partner/orders', live, { quote_id: await quote() })).status).toBe(404);
     const liveOrder = await order(live);

@@ -128,9 +128,14 @@ describe('admin CLI', () => {
     expect(err.message).toMatch(/go-live/);
     expect(await counts()).toEqual(before);
 
+    // Nothing to approve before the partner asked for its review.
+    await refused(['go-live', 'approve', '--partner', partnerId], 1, 'invalid_go_live_transition');
     expect(await ok(['go-live', 'request', '--partner', partnerId])).toEqual({ id: partnerId, go_live_status: 'requested' });
     expect(await ok(['go-live', 'reject', '--partner', partnerId])).toEqual({ id: partnerId, go_live_status: 'rejected' });
     await refused(['go-live', 'reject', '--partner', partnerId], 1, 'invalid_go_live_transition');
+    // Approval follows a request: a rejected partner asks again first.
+    await refused(['go-live', 'approve', '--partner', partnerId], 1, 'invalid_go_live_transition');
+    expect(await ok(['go-live', 'request', '--partner', partnerId])).toEqual({ id: partnerId, go_live_status: 'requested' });
     expect(await ok(['go-live', 'approve', '--partner', partnerId])).toEqual({ id: partnerId, go_live_status: 'approved' });
 
     const live = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'production']);

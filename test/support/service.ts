@@ -5,6 +5,7 @@ import { issueCredential } from '@/server/credentials/issue';
 import { addAllowlistEntry } from '@/server/allowlist/edit';
 import { decideGoLive } from '@/server/partners/go-live';
 import { createPartner } from '@/server/partners/create';
+import type { Ctx, OperatorActor } from '@/server/context';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import type { Logger } from '@/server/logger';
 import type { Resolver } from '@/server/webhooks/url-policy';
@@ -54,6 +55,12 @@ export interface TestPartner {
   baseUrl: string;
 }
 
+/** The go-live review as a partner and an operator go through it: asked for, then approved. */
+export async function approveGoLive(ctx: Ctx<OperatorActor>, partnerId: string): Promise<void> {
+  await decideGoLive({ ctx, input: { partnerId, decision: 'request' } });
+  await decideGoLive({ ctx, input: { partnerId, decision: 'approve' } });
+}
+
 /** A partner with one credential (production implies an approved go-live), optionally allowlisted. */
 export async function createTestPartner(
   service: RunningProcess,
@@ -62,7 +69,7 @@ export async function createTestPartner(
   const ctx = cliContext(service.rt, 'test');
   const environment = opts.environment ?? 'sandbox';
   const partnerId = opts.partnerId ?? (await createPartner({ ctx, input: { name: 'Test Partner' } })).id;
-  if (environment === 'production' && !opts.partnerId) await decideGoLive({ ctx, input: { partnerId, decision: 'approve' } });
+  if (environment === 'production' && !opts.partnerId) await approveGoLive(ctx, partnerId);
   for (const cidr of opts.allowlist ?? []) await addAllowlistEntry({ ctx, input: { partnerId, cidr } });
   const cred = await issueCredential({ ctx, input: { partnerId, environment } });
   return {
