@@ -8,14 +8,16 @@ import time
 def verify_webhook(raw_body: bytes, header: str, secrets: list[str], tolerance_seconds: int = 300, now: float | None = None) -> bool:
     fields = [part.strip().split("=", 1) for part in header.split(",")]
     t = next((f[1] for f in fields if len(f) == 2 and f[0] == "t"), None)
-    if t is None or not t.isdigit():
+    # ASCII digits only: str.isdigit() also says yes to "²", which int() then refuses.
+    if t is None or not (t.isascii() and t.isdigit()):
         return False
     if abs((time.time() if now is None else now) - int(t)) > tolerance_seconds:
         return False
     signatures = [f[1] for f in fields if len(f) == 2 and f[0] == "v1"]
     for secret in secrets:
         expected = hmac.new(secret.encode(), t.encode() + b"." + raw_body, hashlib.sha256).hexdigest()
-        if any(hmac.compare_digest(expected, s) for s in signatures):
+        # As bytes: compare_digest raises on a str that is not ASCII, and a header may hold anything.
+        if any(hmac.compare_digest(expected.encode(), s.encode("utf-8", "surrogateescape")) for s in signatures):
             return True
     return False
 

@@ -86,6 +86,32 @@ describe.each(snippets)('the %s snippet', (_name, program, script) => {
     expect(await verifies(program, script, body, header, [secret], 1)).toBe(false);
   });
 
+  it('answers false, never an error, for malformed and crafted headers', async () => {
+    const { secret, delivery } = await subscribeAndReceive();
+    const header = delivery.headers['x-service-signature']!;
+    const t = /t=(\d+)/.exec(header)![1]!;
+    const v1 = /v1=([0-9a-f]+)/.exec(header)![1]!;
+    const crafted = [
+      '',
+      'garbage',
+      '=,=,=',
+      `t=,v1=${v1}`,
+      // A superscript two: Python's str.isdigit() says yes, int() refuses it.
+      `t=\u00b2,v1=${v1}`,
+      // Arabic-Indic digits: a number to Python's int(), not the t that was signed.
+      `t=\u0661\u0662\u0663,v1=${v1}`,
+      `t=${t}e0,v1=${v1}`,
+      `t=-${t},v1=${v1}`,
+      `t=${t},v1=`,
+      `t=${t},v1=${v1.slice(0, -1)}\u00e9`,
+      `t=${t},v1=${'\u00e9'.repeat(64)}`,
+      `t=${t},v1=${v1}0`,
+      `t=${t},v1=${v1.toUpperCase()}`,
+      `t=${t}${',x'.repeat(2000)}`,
+    ];
+    for (const h of crafted) expect(await verifies(program, script, delivery.rawBody, h, [secret]), h).toBe(false);
+  });
+
   it('during a rotation, accepts a delivery with the old secret and with the new one', async () => {
     const { id, secret: old } = await subscribeAndReceive();
     const rotated = await call('POST', `/partner/webhooks/${id}/rotate-secret`, partner);
