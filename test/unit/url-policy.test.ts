@@ -28,7 +28,7 @@ const resolve: Resolver = async (host) => {
   return found;
 };
 
-type Expected = 'ok' | 'url_blocked_address' | 'url_not_https' | 'url_invalid' | 'url_unresolvable';
+type Expected = 'ok' | 'url_blocked_address' | 'url_not_https' | 'url_invalid' | 'url_unresolvable' | 'url_port_not_allowed';
 
 const longUrl = (length: number) => {
   const base = 'https://example.com/';
@@ -158,7 +158,30 @@ const corpus: [string, Expected, string][] = [
   ['https://dual.example.com/', 'ok', 'resolves to public v4 and v6'],
   ['https://v6only.example.com/', 'ok', 'resolves to public v6 only'],
   ['https://example.com\\@127.0.0.1/', 'ok', 'backslash ends the host, so the host is example.com'],
+  // Ports: 443, or 1024 and up but for database, cache and control-plane ports
+  ['https://example.com:443/', 'ok', 'the https port, spelt out'],
+  ['https://example.com:9443/', 'ok', 'a high port'],
+  ['https://example.com:22/', 'url_port_not_allowed', 'ssh'],
+  ['https://example.com:25/', 'url_port_not_allowed', 'smtp'],
+  ['https://example.com:80/', 'url_port_not_allowed', 'below 1024 and not 443'],
+  ['https://example.com:6379/', 'url_port_not_allowed', 'redis'],
+  ['https://example.com:5432/', 'url_port_not_allowed', 'postgres'],
+  ['https://example.com:11211/', 'url_port_not_allowed', 'memcached'],
 ];
+
+describe('refusal messages', () => {
+  it('never say what a name resolves to', async () => {
+    for (const url of [
+      'https://loop.example.com/',
+      'https://internal.example.com/',
+      'https://metadata.example.com/',
+      'https://127.0.0.1/',
+    ]) {
+      const result = await checkWebhookUrl(url, { allowPrivate: false, resolve });
+      expect('code' in result && result.message).toBe('url does not point at a publicly routable address.');
+    }
+  });
+});
 
 describe('checkWebhookUrl corpus (private networks not allowed)', () => {
   it('has a corpus of at least 40 URLs', () => {
