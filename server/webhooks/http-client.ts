@@ -35,8 +35,7 @@ export function createWebhookClient(opts: Options) {
       (addresses) => {
         const allowed = opts.allowPrivate ? addresses : addresses.filter((a) => !blockedRange(a));
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
-        if (allowed.length === 0)
-          return callback(new BlockedAddressError(`${hostname} does not resolve to a publicly routable address`));
+        if (allowed.length === 0) return callback(new BlockedAddressError(`${hostname} does not resolve to a publicly routable address`));
         const list: LookupAddress[] = allowed.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
         if (options.all) callback(null, list);
         else callback(null, list[0]!.address, list[0]!.family);
