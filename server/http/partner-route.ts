@@ -2,18 +2,13 @@ import { newRequestId } from '../ids';
 import type { z } from 'zod';
 import { contextFor, type PartnerCtx } from '../context';
 import { DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  releaseIdempotencyKey,
-  requestFingerprint,
-  validateIdempotencyKey,
-} from '../idempotency/store';
+import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
 import { authenticate, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
+import { runIdempotently } from './idempotent';
 import { jsonResponse } from './json';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
@@ -84,36 +79,10 @@ export function partnerRoute<
         };
         const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
         if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-        const run = async (): Promise<Response> => jsonResponse(def.response.status, await handler(args));
-
-        if (idempotencyKey === null) return run();
-        const scope = { partnerId: credential.partnerId, environment: credential.environment, key: idempotencyKey };
-        const claim = await claimIdempotencyKey(
-          services.db,
-          scope,
-          requestFingerprint(request.method, url.pathname, body?.raw ?? ''),
-          services.env.IDEMPOTENCY_TTL_HOURS,
-        );
-        if (claim.kind === 'replay') {
-          return new Response(claim.response.body, {
-            status: claim.response.status,
-            headers: { ...claim.response.headers, 'idempotent-replayed': 'true' },
-          });
-        }
-        let first: Response;
-        try {
-          first = await run();
-        } catch (error) {
-          first = errorResponse(error, requestId, services.log);
-        }
-        if (first.status >= 500) {
-          await releaseIdempotencyKey(services.db, scope).catch(() => {});
-          return first;
-        }
-        const text = await first.text();
-        const stored = { 'content-type': first.headers.get('content-type') ?? 'application/json' };
-        await completeIdempotencyKey(services.db, scope, { status: first.status, body: text, headers: stored });
-        return new Response(text, { status: first.status, headers: first.headers });
+        const run = async (on: PartnerCtx): Promise<Response> => jsonResponse(def.response.status, await handler({ ...args, ctx: on }));
+        if (idempotencyKey === null) return run(ctx);
+        const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
+        return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });
       });
     } catch (error) {
       response = errorResponse(error, requestId, services.log);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import type { Database, Executor } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Environment } from '../context';
+import type { SecretBox } from '../crypto/secret-box';
 import { AppError, ConflictError, ValidationError } from '../errors';
 
 export interface StoredResponse {
@@ -42,7 +43,13 @@ export function requestFingerprint(method: string, path: string, rawBody: string
  * Claims a key for this request, or returns the stored first response. Same key with another
  * request → 422 idempotency_key_reused; a first request still running → 409.
  */
-export async function claimIdempotencyKey(db: Database, scope: Scope, fingerprint: string, ttlHours: number): Promise<Claim> {
+export async function claimIdempotencyKey(
+  db: Database,
+  scope: Scope,
+  fingerprint: string,
+  ttlHours: number,
+  box?: SecretBox,
+): Promise<Claim> {
   const inserted = await db
     .insert(idempotencyKeys)
     .values({
@@ -69,7 +76,7 @@ export async function claimIdempotencyKey(db: Database, scope: Scope, fingerprin
   if (inserted.length > 0) return { kind: 'claimed' };
 
   const [existing] = await db.select().from(idempotencyKeys).where(whereScope(scope));
-  if (!existing) return claimIdempotencyKey(db, scope, fingerprint, ttlHours);
+  if (!existing) return claimIdempotencyKey(db, scope, fingerprint, ttlHours, box);
   if (existing.requestHash !== fingerprint) {
     throw new AppError(
       'unprocessable',
@@ -88,15 +95,43 @@ export async function claimIdempotencyKey(db: Database, scope: Scope, fingerprin
   }
   return {
     kind: 'replay',
-    response: { status: existing.responseStatus, body: existing.responseBody ?? '', headers: existing.responseHeaders ?? {} },
+    response: {
+      status: existing.responseStatus,
+      body: openBody(existing.responseBody ?? '', box),
+      headers: existing.responseHeaders ?? {},
+    },
   };
 }
 
-export async function completeIdempotencyKey(db: Database, scope: Scope, response: StoredResponse): Promise<void> {
+/**
+ * Stores the first response, sealed: a response can carry a secret shown once (a webhook's signing
+ * secret), and no secret rests in plain text. Pass the executor of the change's own transaction, so
+ * the change and its key's outcome commit together: a key whose change committed never runs again.
+ */
+export async function completeIdempotencyKey(db: Executor, scope: Scope, response: StoredResponse, box?: SecretBox): Promise<void> {
   await db
     .update(idempotencyKeys)
-    .set({ state: 'completed', responseStatus: response.status, responseBody: response.body, responseHeaders: response.headers })
+    .set({
+      state: 'completed',
+      responseStatus: response.status,
+      responseBody: sealBody(response.body, box),
+      responseHeaders: response.headers,
+    })
     .where(whereScope(scope));
+}
+
+// Sealed bodies are SecretBox text (v1.<key id>...), which no JSON body starts with.
+const SEALED = 'v1.';
+
+function sealBody(body: string, box: SecretBox | undefined): string {
+  if (!box) throw new Error('no secret encryption key in this process: stored responses are sealed');
+  return box.seal(body);
+}
+
+function openBody(stored: string, box: SecretBox | undefined): string {
+  if (!stored.startsWith(SEALED)) return stored; // stored before responses were sealed (kept 24 h at most)
+  if (!box) throw new Error('no secret encryption key in this process: stored responses are sealed');
+  return box.open(stored);
 }
 
 /** A failed (5xx) request leaves no trace: the client may retry with the same key. */
