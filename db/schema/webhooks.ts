@@ -4,6 +4,12 @@ import { environment } from './credentials';
 import { events } from './events';
 import { partners } from './partners';
 
+export interface PreviousSecret {
+  sealed: string;
+  /** ISO time after which it no longer signs. */
+  expires_at: string;
+}
+
 export const subscriptionStatus = pgEnum('webhook_subscription_status', ['enabled', 'disabled']);
 
 export const webhookSubscriptions = pgTable(
@@ -22,9 +28,12 @@ export const webhookSubscriptions = pgTable(
     disabledReason: text('disabled_reason'),
     // AES-256-GCM (server/crypto/secret-box.ts); never returned after creation or rotation.
     secretSealed: text('secret_sealed').notNull(),
-    // During a rotation's overlap both secrets sign.
-    previousSecretSealed: text('previous_secret_sealed'),
-    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    // Secrets replaced by a rotation, newest first: each keeps signing until its own expiry (24 h after
+    // the rotation that replaced it), at most three of them (server/webhooks/rotate-secret.ts).
+    previousSecrets: jsonb('previous_secrets')
+      .$type<PreviousSecret[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     // First failure since the last success: auto-disable measures from here.
     failingSince: timestamp('failing_since', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

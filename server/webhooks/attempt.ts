@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@/db/schema';
+import type { EventEnvelope, PreviousSecret } from '@/db/schema';
 import type { Ctx } from '../context';
 import type { ClaimedAttempt } from './claimed-attempt';
 import type { PostOutcome, WebhookClient } from './http-client';
@@ -43,8 +43,8 @@ async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, st
   const timestamp = Math.floor(startedAt.getTime() / 1000);
   const secrets = signingSecrets(ctx, {
     secretSealed: claimed.secret_sealed,
-    previousSecretSealed: claimed.previous_secret_sealed,
-    previousSecretExpiresAt: claimed.previous_secret_expires_at ? new Date(claimed.previous_secret_expires_at) : null,
+    previousSecrets:
+      typeof claimed.previous_secrets === 'string' ? (JSON.parse(claimed.previous_secrets) as PreviousSecret[]) : claimed.previous_secrets,
   });
   const headers = deliveryHeaders({ secrets, eventId: envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
 

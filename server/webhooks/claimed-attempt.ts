@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@/db/schema';
+import type { EventEnvelope, PreviousSecret } from '@/db/schema';
 import type { Environment } from '../context';
 
 /**
@@ -18,7 +18,7 @@ export interface ClaimedAttempt {
   deleted_at: string | Date | null;
   environment: Environment;
   secret_sealed: string;
-  previous_secret_sealed: string | null;
-  previous_secret_expires_at: string | Date | null;
+  /** As stored: a list, or its JSON text (postgres.js hands jsonb back as text here). */
+  previous_secrets: PreviousSecret[] | string;
   envelope: EventEnvelope | string;
 }

@@ -96,8 +96,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         deleted_at: s.deletedAt,
         environment: s.environment,
         secret_sealed: s.secretSealed,
-        previous_secret_sealed: s.previousSecretSealed,
-        previous_secret_expires_at: s.previousSecretExpiresAt,
+        previous_secrets: s.previousSecrets,
         envelope: event.envelope,
       });
     }

@@ -8,8 +8,11 @@ import type { WebhookResource } from './schemas';
 import { sealSecret } from './secrets';
 import { generateWebhookSecret } from './signing';
 
-// Receivers switch secrets at their own pace: for this long every delivery carries both signatures.
+// Receivers switch secrets at their own pace: a replaced secret keeps signing for this long after the
+// rotation that replaced it, whatever rotations follow. At most this many replaced secrets sign at
+// once (so at most four v1 signatures a delivery); a fourth rotation within a day drops the oldest.
 const OVERLAP_MS = 24 * 3600 * 1000;
+export const MAX_PREVIOUS_SECRETS = 3;
 
 export async function rotateWebhookSecret({
   ctx,
@@ -26,8 +29,10 @@ export async function rotateWebhookSecret({
       .update(webhookSubscriptions)
       .set({
         secretSealed: sealSecret(ctx, secret),
-        previousSecretSealed: row.secretSealed,
-        previousSecretExpiresAt: new Date(now.getTime() + OVERLAP_MS),
+        previousSecrets: [
+          { sealed: row.secretSealed, expires_at: new Date(now.getTime() + OVERLAP_MS).toISOString() },
+          ...row.previousSecrets.filter((p) => new Date(p.expires_at) > now),
+        ].slice(0, MAX_PREVIOUS_SECRETS),
         updatedAt: now,
       })
       .where(eq(webhookSubscriptions.id, row.id))

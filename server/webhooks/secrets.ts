@@ -24,14 +24,12 @@ function open(deps: Pick<Deps, 'secretBox'>, sealed: string): string {
   return secret;
 }
 
-/** The secrets that sign a delivery now: the current one, and during a rotation's overlap the previous one. */
+/** The secrets that sign a delivery now: the current one, then each replaced one whose overlap still runs. */
 export function signingSecrets(
   deps: Pick<Deps, 'secretBox'>,
-  row: Pick<SubscriptionRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+  row: Pick<SubscriptionRow, 'secretSealed' | 'previousSecrets'>,
   now = new Date(),
 ): string[] {
-  const secrets = [open(deps, row.secretSealed)];
-  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now)
-    secrets.push(open(deps, row.previousSecretSealed));
-  return secrets;
+  const live = row.previousSecrets.filter((p) => new Date(p.expires_at) > now);
+  return [open(deps, row.secretSealed), ...live.map((p) => open(deps, p.sealed))];
 }

@@ -263,4 +263,28 @@ describe('secret rotation', () => {
     expect(standardSignatureMatches(fresh, req!)).toBe(true);
     expect(standardSignatureMatches(sub.secret, req!)).toBe(true);
   });
+
+  it('each replaced secret keeps signing for its own overlap: S1 -> S2 -> S3 signs with all three; at most four signatures', async () => {
+    const sub = await subscribe();
+    const secrets = [sub.secret];
+    for (let i = 0; i < 2; i++) secrets.push((await call('POST', `/partner/webhooks/${sub.id}/rotate-secret`, sub.partner)).body.secret);
+    const test = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
+    const req = await waitFor('the webhook.test delivery', () => sub.at().find((r) => r.headers['x-service-event-id'] === test.body.id));
+    const header = req.headers['x-service-signature']!;
+    expect(header.match(/v1=/g)).toHaveLength(3);
+    for (const secret of secrets) {
+      expect(specSignatureMatches(secret, header, req.rawBody), secret).toBe(true);
+      expect(standardSignatureMatches(secret, req), secret).toBe(true);
+    }
+
+    // Two more rotations within the day: the newest and the three secrets it replaced most recently sign.
+    for (let i = 0; i < 2; i++) secrets.push((await call('POST', `/partner/webhooks/${sub.id}/rotate-secret`, sub.partner)).body.secret);
+    const again = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
+    const last = await waitFor('the second webhook.test delivery', () =>
+      sub.at().find((r) => r.headers['x-service-event-id'] === again.body.id),
+    );
+    const lastHeader = last.headers['x-service-signature']!;
+    expect(lastHeader.match(/v1=/g)).toHaveLength(4);
+    expect(secrets.map((s) => specSignatureMatches(s, lastHeader, last.rawBody))).toEqual([false, true, true, true, true]);
+  });
 });
