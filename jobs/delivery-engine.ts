@@ -101,7 +101,7 @@ export class DeliveryEngine {
     await releaseClaims(
       this.ctx,
       unsent.map((a) => a.id),
-    ).catch((err: unknown) => this.ctx.log.warn({ err: String(err) }, 'could not return unsent webhook attempts; their claims will lapse'));
+    ).catch((err: unknown) => this.ctx.log.warn({ err }, 'could not return unsent webhook attempts; their claims will lapse'));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise<void>((resolve) => {
@@ -154,7 +154,7 @@ export class DeliveryEngine {
         await recordOutcomes(this.ctx, batch);
       } catch (error) {
         // recordOutcomes handles each delivery's failure itself; this is the unforeseen, logged and left to the sweeper.
-        this.ctx.log.error({ deliveries: batch.length, err: String(error) }, 'recording webhook attempts failed; their claims will lapse');
+        this.ctx.log.error({ deliveries: batch.length, err: error }, 'recording webhook attempts failed; their claims will lapse');
       }
       // Recorded, or left to lapse and be swept: either way no longer renewed by this process.
       for (const outcome of batch) this.held.delete(outcome.claimed.id);
@@ -180,9 +180,7 @@ export class DeliveryEngine {
       if (running) return;
       running = true;
       fn()
-        .catch((err: unknown) =>
-          this.ctx.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'delivery engine upkeep failed'),
-        )
+        .catch((err: unknown) => this.ctx.log.warn({ err }, 'delivery engine upkeep failed'))
         .finally(() => (running = false));
     }, ms);
     timer.unref();

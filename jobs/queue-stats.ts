@@ -28,7 +28,7 @@ export function keepQueueStatisticsFresh(deps: Deps, everyMs = 5000): () => void
     running = true;
     deps.sql
       .unsafe(REFRESH)
-      .catch((err: unknown) => deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'queue statistics refresh failed'))
+      .catch((err: unknown) => deps.log.warn({ err }, 'queue statistics refresh failed'))
       .finally(() => (running = false));
   }, everyMs);
   timer.unref();

@@ -9,5 +9,41 @@ const REDACT = ['api_key', 'apiKey', 'secret', 'password', 'headers["x-api-key"]
 /** JSON lines on stdout, or on `destination`; `component` names the program when it is not the service. */
 export function createLogger(level: string, opts: { component?: string; destination?: DestinationStream } = {}): Logger {
   const base = { service: 'partner-delivery', ...(opts.component ? { component: opts.component } : {}) };
-  return pino({ level, base, redact: { paths: REDACT, censor: '[redacted]' } }, opts.destination);
+  return pino({ level, base, redact: { paths: REDACT, censor: '[redacted]' }, serializers: { err: loggableError } }, opts.destination);
+}
+
+export interface LoggableError {
+  type: string;
+  code?: string;
+  message: string;
+  /** Where it was thrown: the stack's frames, without its first line (which repeats the message). */
+  at?: string[];
+}
+
+/**
+ * What a log line may say of an error: its kind, code and the first line of its own message, never
+ * a failed statement's parameters. Drizzle's errors read "Failed query: <sql>\nparams: <values>",
+ * and the values of a write are what it writes: a sealed secret, a stored answer, a password hash.
+ * Every `err` field of every log line passes through here (the logger's serializer).
+ */
+export function loggableError(error: unknown): LoggableError | string {
+  if (!(error instanceof Error)) return scrub(String(error));
+  // Drizzle wraps the driver's error: the database's own message names the problem without values.
+  const inner = error.message.startsWith('Failed query') && error.cause instanceof Error ? error.cause : error;
+  const code = (inner as { code?: unknown }).code;
+  return {
+    type: inner.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    message: scrub(inner.message),
+    at: inner.stack
+      ?.split('\n')
+      .filter((line) => line.trimStart().startsWith('at '))
+      .slice(0, 8)
+      .map((line) => line.trim()),
+  };
+}
+
+function scrub(message: string): string {
+  const cut = message.search(/\bparams:/);
+  return (cut >= 0 ? message.slice(0, cut) : message).split('\n')[0]!.slice(0, 300);
 }

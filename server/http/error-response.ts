@@ -72,7 +72,7 @@ export interface ErrorBody {
 export function errorResponse(error: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}): Response {
   let appError: AppError | undefined = error instanceof AppError ? error : undefined;
   if (!appError && isDatabaseUnavailable(error)) {
-    log.warn({ request_id: requestId, err: describe(error) }, 'database unavailable');
+    log.warn({ request_id: requestId, err: error }, 'database unavailable');
     appError = new DatabaseUnavailableError();
   }
   if (!appError) {
@@ -101,8 +101,4 @@ export function errorResponse(error: unknown, requestId: string, log: Logger, he
     },
   };
   return jsonResponse(STATUS[appError.kind], body, { ...headers, ...appError.details.headers });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${(error as { code?: string }).code ?? ''} ${error.message}` : String(error);
 }

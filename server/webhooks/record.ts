@@ -43,10 +43,7 @@ export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Prom
       return;
     } catch (error) {
       if (items.length === 1) return onFailure(ctx, items[0]!, error, unrecorded);
-      ctx.log.warn(
-        { deliveries: items.length, err: errorText(error) },
-        'recording a batch of webhook attempts failed; recording them one by one',
-      );
+      ctx.log.warn({ deliveries: items.length, err: error }, 'recording a batch of webhook attempts failed; recording them one by one');
     }
     for (const item of items) {
       try {
@@ -78,17 +75,12 @@ export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Prom
 }
 
 function onFailure(ctx: Ctx, item: AttemptOutcome, error: unknown, unrecorded: AttemptOutcome[]): void {
-  // Never the statement's parameters (they hold response bodies): the error's own text only.
+  // The logger's serializer keeps the error's kind and message, never the statement's parameters.
   ctx.log.error(
-    { delivery_id: item.claimed.id, attempt: item.claimed.attempt, err: errorText(error) },
+    { delivery_id: item.claimed.id, attempt: item.claimed.attempt, err: error },
     'could not record a webhook attempt; its claim will lapse and the attempt is made again',
   );
   unrecorded.push(item);
-}
-
-function errorText(error: unknown): string {
-  const e = error as { code?: string; message?: string };
-  return e?.code ? `${e.code}: ${(e.message ?? '').split('\n')[0]!.slice(0, 200)}` : String(e?.message ?? error).slice(0, 200);
 }
 
 function isSuccess(o: AttemptOutcome): o is Success {
