@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { newRequestId } from '../ids';
 import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
@@ -39,7 +40,7 @@ export function createFrontDoor({ routes, services, next, readiness }: Options):
     return notFound(pathname);
   });
 
-  return createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     stampClientAddress(req);
     const url = req.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
@@ -48,10 +49,49 @@ export function createFrontDoor({ routes, services, next, readiness }: Options):
       const ready = await readiness().catch(() => false);
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
     }
+    // Every handler builds a URL from Host: one that cannot be a host is refused here, in JSON.
+    if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
     if (isPartnerPath(pathname)) return partnerListener(req, res);
     if (next) return next(req, res);
     return partnerListener(req, res);
   });
+  // Node's parser refuses some requests before any handler runs (a header block over 16 KiB, a
+  // malformed request line or header, conflicting Content-Length): answered with the same envelope.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') return void socket.destroy();
+    const [status, code, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? ([431, 'headers_too_large', 'The request headers are larger than 16 KiB.'] as const)
+        : ([400, 'malformed_request', 'The request is not valid HTTP/1.1.'] as const);
+    const requestId = newRequestId();
+    services.log.info({ request_id: requestId, code, err: err.code }, 'refused before routing');
+    const body = JSON.stringify(errorBody(code, message, requestId));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
+        `x-request-id: ${requestId}\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}
+
+function validHost(host: string | undefined): boolean {
+  if (!host || /[\s/\\@?#]/.test(host)) return false;
+  try {
+    new URL(`http://${host}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorBody(code: string, message: string, requestId: string) {
+  return { error: { type: 'invalid_request_error', code, message, request_id: requestId } };
+}
+
+function refuse(res: ServerResponse, services: PartnerServices, status: number, code: string, message: string): void {
+  const requestId = newRequestId();
+  services.log.info({ request_id: requestId, code }, 'refused before routing');
+  sendJson(res, status, errorBody(code, message, requestId), requestId);
 }
 
 /**
@@ -96,7 +136,13 @@ function notFound(pathname: string): Response {
   );
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+function sendJson(res: ServerResponse, status: number, body: unknown, requestId = newRequestId()): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  });
+  res.end(text);
 }
