@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'unsupported_media_type'
   | 'unprocessable'
   | 'rate_limited'
+  | 'request_timeout'
   | 'unavailable';
 
 export interface FieldError {

@@ -24,6 +24,8 @@ export const envSchema = z.object({
   DB_POOL_MAX: int(1, 200).default(10),
   DB_TIMEOUT_MS: int(100, 60_000).default(3000),
   REQUEST_TIMEOUT_MS: int(500, 120_000).default(5000),
+  // Receiving the body is the client's time, not the database's: a slower body is a 408.
+  REQUEST_BODY_TIMEOUT_MS: int(500, 120_000).default(10_000),
   CONSOLE: z.enum(['on', 'off']).default('on'),
   WORKERS: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

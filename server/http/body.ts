@@ -8,10 +8,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * Content-Length first, then while streaming, so a lying or missing length cannot get past it).
  * A body that is not application/json → 415. Malformed JSON → 400.
  */
-export async function readJsonBody(request: Request): Promise<{ value: unknown; raw: string } | undefined> {
+export async function readJsonBody(request: Request, timeoutMs: number): Promise<{ value: unknown; raw: string } | undefined> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  const raw = await readLimited(request);
+  const raw = await readLimited(request, timeoutMs);
   if (raw.length === 0) return undefined;
   if (!isJsonContentType(request.headers.get('content-type'))) {
     throw new AppError(
@@ -43,26 +43,47 @@ export function isJsonContentType(value: string | null): boolean {
   return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
 }
 
-async function readLimited(request: Request): Promise<string> {
+async function readLimited(request: Request, timeoutMs: number): Promise<string> {
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  // fatal: invalid UTF-8 is malformed input, not something to silently replace.
+  let timer: NodeJS.Timeout | undefined;
+  // A body trickled in slower than this is the client's problem: 408, never a 503 about the database.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Rejected before the read is cancelled: a cancel ends the pending read as if the body were complete.
+      reject(
+        new AppError('request_timeout', 'request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s.`, {
+          headers: { connection: 'close' },
+        }),
+      );
+      reader.cancel().catch(() => {});
+    }, timeoutMs);
+  });
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid UTF-8 JSON.' }]);
+    return await readAll();
+  } finally {
+    clearTimeout(timer);
+  }
+
+  async function readAll(): Promise<string> {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), late]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    // fatal: invalid UTF-8 is malformed input, not something to silently replace.
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    } catch {
+      throw new ValidationError([{ param: '', code: 'invalid_json', message: 'The request body is not valid UTF-8 JSON.' }]);
+    }
   }
 }
 

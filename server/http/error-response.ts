@@ -39,6 +39,7 @@ const STATUS: Record<ErrorKind, number> = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  request_timeout: 408,
   unavailable: 503,
 };
 
@@ -53,6 +54,7 @@ const TYPE: Record<ErrorKind, string> = {
   unsupported_media_type: 'invalid_request_error',
   unprocessable: 'invalid_request_error',
   rate_limited: 'rate_limit_error',
+  request_timeout: 'invalid_request_error',
   unavailable: 'api_error',
 };
 

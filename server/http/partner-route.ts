@@ -45,7 +45,7 @@ export function partnerRoute<
     let response: Response;
     let clientId: string | undefined;
     try {
-      response = await withDeadline(services, async () => {
+      response = await withDeadline(services, async (outsideDeadline) => {
         const credential = await authenticate(request, services.credentials);
         clientId = credential.clientId;
         enforceAllowlist(request, credential, services.trustedProxies);
@@ -65,7 +65,7 @@ export function partnerRoute<
           requestId,
         );
         const hasBody = request.method === 'POST' || request.method === 'PATCH';
-        const body = hasBody ? await readJsonBody(request) : undefined;
+        const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
         const url = new URL(request.url);
         // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never
         // started executing stores nothing, so the client can correct it and retry with the same key.
@@ -121,14 +121,34 @@ function rateLimitHeaders(d: RateDecision): Record<string, string> {
   return { 'ratelimit-limit': String(d.limit), 'ratelimit-remaining': String(d.remaining), 'ratelimit-reset': String(d.resetSeconds) };
 }
 
-/** A request never hangs on a database that stopped answering: past REQUEST_TIMEOUT_MS it is a 503. */
-async function withDeadline<T>(services: PartnerServices, fn: () => Promise<T>): Promise<T> {
+type OutsideDeadline = <U>(work: () => Promise<U>) => Promise<U>;
+
+/**
+ * A request never hangs on a database that stopped answering: past REQUEST_TIMEOUT_MS it is a 503.
+ * Work passed to `outsideDeadline` (receiving the body, the client's time) stops the clock meanwhile.
+ */
+async function withDeadline<T>(services: PartnerServices, fn: (outsideDeadline: OutsideDeadline) => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseUnavailableError()), services.env.REQUEST_TIMEOUT_MS);
-  });
+  let remaining = services.env.REQUEST_TIMEOUT_MS;
+  let armedAt = 0;
+  let expire: (error: Error) => void = () => {};
+  const deadline = new Promise<never>((_, reject) => (expire = reject));
+  const arm = () => {
+    armedAt = performance.now();
+    timer = setTimeout(() => expire(new DatabaseUnavailableError()), Math.max(0, remaining));
+  };
+  const outsideDeadline: OutsideDeadline = async (work) => {
+    clearTimeout(timer);
+    remaining -= performance.now() - armedAt;
+    try {
+      return await work();
+    } finally {
+      arm();
+    }
+  };
+  arm();
   try {
-    return await Promise.race([fn(), deadline]);
+    return await Promise.race([fn(outsideDeadline), deadline]);
   } finally {
     clearTimeout(timer);
   }
