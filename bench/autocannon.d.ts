@@ -12,6 +12,8 @@ declare module 'autocannon' {
     pipelining?: number;
     timeout?: number;
     overallRate?: number;
+    /** Per-request hooks: setupRequest may rewrite each request (e.g. a fresh header value every time). */
+    requests?: { method?: string; path?: string; setupRequest?: (req: { headers?: Record<string, string> }) => object }[];
   }
 
   interface Histogram {

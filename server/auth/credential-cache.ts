@@ -22,7 +22,10 @@ interface Entry {
   expiresAt: number;
 }
 
-const MAX_ENTRIES = 10_000;
+// Known keys and unknown ones are kept apart, each with its own bound: a flood of random keys fills
+// only the unknown side, and can never evict a partner's real credential.
+const MAX_KNOWN = 10_000;
+const MAX_UNKNOWN = 10_000;
 
 /**
  * Credential lookups by key hash, cached for CREDENTIAL_CACHE_TTL_MS (at most 5 s) so the hot path
@@ -31,7 +34,8 @@ const MAX_ENTRIES = 10_000;
  * turn into a flood of queries. Concurrent misses for one key share one query.
  */
 export class CredentialCache {
-  private entries = new Map<string, Entry>();
+  private known = new Map<string, Entry>();
+  private unknown = new Map<string, Entry>();
   private inflight = new Map<string, Promise<VerifiedCredential | null>>();
 
   constructor(
@@ -39,10 +43,14 @@ export class CredentialCache {
     private readonly env: Env,
   ) {}
 
-  async lookup(apiKey: string): Promise<VerifiedCredential | null> {
+  /** `beforeQuery` runs only before querying for a key not known good, and may refuse (throw) instead. */
+  async lookup(apiKey: string, beforeQuery?: () => void): Promise<VerifiedCredential | null> {
     const keyHash = hashApiKey(apiKey);
-    const hit = this.entries.get(keyHash);
+    const hit = this.known.get(keyHash) ?? this.unknown.get(keyHash);
     if (hit && hit.expiresAt > Date.now()) return hit.value;
+    // A key known good only needs refreshing: the caller's refusal (the failure throttle) is for keys
+    // that never were, so a partner behind the same address as a flood of wrong keys keeps working.
+    if (!hit?.value) beforeQuery?.();
     const pending = this.inflight.get(keyHash);
     if (pending) return pending;
     const query = this.load(keyHash).finally(() => this.inflight.delete(keyHash));
@@ -52,7 +60,8 @@ export class CredentialCache {
 
   /** Drops every cached entry: used after an operator changes credentials in this same process. */
   clear(): void {
-    this.entries.clear();
+    this.known.clear();
+    this.unknown.clear();
   }
 
   private async load(keyHash: string): Promise<VerifiedCredential | null> {
@@ -90,11 +99,14 @@ export class CredentialCache {
           burst: first.rateLimitPerSecond ? first.rateLimitPerSecond * 2 : this.env.RATE_LIMIT_BURST,
         }
       : null;
-    if (this.entries.size >= MAX_ENTRIES) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    const side = value ? this.known : this.unknown;
+    if (side.size >= (value ? MAX_KNOWN : MAX_UNKNOWN)) {
+      const oldest = side.keys().next().value;
+      if (oldest !== undefined) side.delete(oldest);
     }
-    this.entries.set(keyHash, { value, expiresAt: startedAt + this.env.CREDENTIAL_CACHE_TTL_MS });
+    // A key changes sides (created, or revoked and deleted): the other side's entry goes.
+    (value ? this.unknown : this.known).delete(keyHash);
+    side.set(keyHash, { value, expiresAt: startedAt + this.env.CREDENTIAL_CACHE_TTL_MS });
     return value;
   }
 }

@@ -3,6 +3,7 @@ import { createDbClient, type Database } from '@/db/client';
 import { pgBossJobQueue } from '@/jobs/job-queue';
 import { parseCidr, type Cidr } from '@/server/auth/cidr';
 import { CredentialCache } from '@/server/auth/credential-cache';
+import { FailureThrottle } from '@/server/auth/failure-throttle';
 import type { Env } from '@/server/config/env';
 import type { Deps } from '@/server/context';
 import type { SecretBox } from '@/server/crypto/secret-box';
@@ -15,6 +16,7 @@ import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
 export interface Runtime extends Deps {
   db: Database;
   credentials: CredentialCache;
+  authFailures: FailureThrottle;
   rateLimiter: RateLimiter;
   trustedProxies: Cidr[];
   /** The pg-boss client, when this process started one (every service process does; the admin CLI only to enqueue). */
@@ -46,6 +48,7 @@ export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver
     secretBox,
     resolver,
     credentials: new CredentialCache(client.db, env),
+    authFailures: new FailureThrottle(env.AUTH_FAILURES_PER_SECOND),
     rateLimiter: new RateLimiter(client.db),
     trustedProxies: env.TRUSTED_PROXY_CIDRS.map((text) => {
       const cidr = parseCidr(text);

@@ -35,6 +35,7 @@ export const envSchema = z.object({
   CREDENTIAL_CACHE_TTL_MS: int(0, 5000).default(3000),
   RATE_LIMIT_PER_SECOND: int(1, 100_000).default(100),
   RATE_LIMIT_BURST: int(1, 1_000_000).default(200),
+  AUTH_FAILURES_PER_SECOND: int(1, 100_000).default(10),
   IDEMPOTENCY_TTL_HOURS: int(1, 24 * 30).default(24),
   QUOTE_BASE_FEE: int(0, 10_000_000).default(500),
   QUOTE_FEE_PER_KM: int(0, 10_000_000).default(120),

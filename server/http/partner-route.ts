@@ -1,11 +1,11 @@
 import { newRequestId } from '../ids';
 import type { z } from 'zod';
 import { contextFor, type PartnerCtx } from '../context';
-import { DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
+import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
-import { authenticate, enforceAllowlist } from './authenticate';
+import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
 import { runIdempotently } from './idempotent';
@@ -44,9 +44,14 @@ export function partnerRoute<
     const headers: Record<string, string> = { 'x-request-id': requestId };
     let response: Response;
     let clientId: string | undefined;
+    let authFailed = false;
+    const address = clientAddressOf(request, services.trustedProxies);
     try {
       response = await withDeadline(services, async (outsideDeadline) => {
-        const credential = await authenticate(request, services.credentials);
+        const credential = await authenticate(request, services, address).catch((error: unknown) => {
+          authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
+          throw error;
+        });
         clientId = credential.clientId;
         enforceAllowlist(request, credential, services.trustedProxies);
         const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
@@ -88,17 +93,23 @@ export function partnerRoute<
       response = errorResponse(error, requestId, services.log);
     }
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    services.log.info(
-      {
-        request_id: requestId,
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-        client_id: clientId,
-      },
-      'partner request',
-    );
+    // Failed authentications are counted per address, and logged once per address and window with
+    // the count of those left out: a flood of wrong keys is not a flood of log lines.
+    const sampled = authFailed ? services.authFailures.fail(address) : undefined;
+    if (!sampled || sampled.log) {
+      services.log.info(
+        {
+          request_id: requestId,
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status: response.status,
+          ms: Math.round(performance.now() - started),
+          client_id: clientId,
+          ...(sampled ? { client_address: address, failures_not_logged: sampled.suppressed } : {}),
+        },
+        'partner request',
+      );
+    }
     return response;
   };
   return Object.assign(handle, { spec: routeSpec });

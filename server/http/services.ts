@@ -1,5 +1,6 @@
 import type { Cidr } from '../auth/cidr';
 import type { CredentialCache } from '../auth/credential-cache';
+import type { FailureThrottle } from '../auth/failure-throttle';
 import type { Deps } from '../context';
 import type { RateLimiter } from '../rate-limit/limiter';
 
@@ -9,6 +10,7 @@ import type { RateLimiter } from '../rate-limit/limiter';
  */
 export interface PartnerServices extends Deps {
   credentials: CredentialCache;
+  authFailures: FailureThrottle;
   rateLimiter: RateLimiter;
   trustedProxies: Cidr[];
   /** The OpenAPI document of the routes this process serves (server/http/openapi.ts). */

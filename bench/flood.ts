@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { runLoad, type LoadResult } from './load';
+import { createBenchPartner, type BenchPartner } from './partner';
+import { REPO_ROOT, startChild } from './processes';
+import type { BenchContext, Scenario, ScenarioOutcome } from './scenario';
+import { int, ms, table } from './table';
+
+// A client sending wrong keys as fast as it can, beside a partner at a steady rate. Before failed
+// authentications were throttled per address, each random key cost a database query and a log line:
+// the partner's p50 went from 4.5 ms to 33-37 ms under 15,000-27,000 wrong keys in 10 s.
+
+const PATH = '/partner/event-types';
+const PARTNER_RATE = 500;
+
+export const floodScenario: Scenario = {
+  name: 'flood',
+  description: `A partner's GET ${PATH} at ${PARTNER_RATE} requests/s, alone and beside a flood of wrong keys (a fresh random key per request, 20 connections) from the same machine: the partner's p50/p99 both ways.`,
+  run: (ctx) => flood(ctx),
+};
+
+async function flood(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const partner = await createBenchPartner(ctx.database.url, 'Bench partner (npm run bench -- flood)');
+  const sides = [{ label: 'service', cwd: undefined as string | undefined }];
+  if (ctx.options.compareDir)
+    sides.push({ label: `candidate (${path.basename(path.resolve(ctx.options.compareDir))})`, cwd: path.resolve(ctx.options.compareDir) });
+  const rows: string[][] = [];
+  const failures: string[] = [];
+  for (const side of sides) {
+    const { alone, beside, flooded } = await measure(ctx, partner, side.cwd);
+    const floodStatuses = Object.entries(flooded.statusCodeStats)
+      .map(([code, s]) => `${code}: ${int(s.count)}`)
+      .join(', ');
+    const row = (label: string, r: LoadResult) => [side.label, label, int(r.rps), ms(r.p50), ms(r.p99), int(r.non2xx), int(r.errors)];
+    rows.push(row('alone', alone), row('beside the flood', beside));
+    console.log(
+      `${side.label}: the flood sent ${int(Object.values(flooded.statusCodeStats).reduce((a, s) => a + s.count, 0))} wrong-key requests in ${flooded.duration} s (${floodStatuses}); ` +
+        `partner p50 beside it / alone ${(beside.p50 / alone.p50).toFixed(2)}x, p99 ${(beside.p99 / alone.p99).toFixed(2)}x`,
+    );
+    for (const [when, r] of [
+      ['alone', alone],
+      ['beside the flood', beside],
+    ] as const) {
+      if (r.non2xx + r.errors > 0)
+        failures.push(`flood: ${side.label} gave the partner ${r.non2xx} non-2xx and ${r.errors} errors (${when})`);
+    }
+  }
+  console.log('\n' + table(['side', 'partner', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], rows));
+  return { failures };
+}
+
+async function measure(ctx: BenchContext, partner: BenchPartner, cwd: string | undefined) {
+  const { options } = ctx;
+  // Checkouts from before server/boot/ started the service from server/main.ts.
+  const script = existsSync(path.join(cwd ?? REPO_ROOT, 'server/boot/web.ts')) ? 'server/boot/web.ts' : 'server/main.ts';
+  const child = await startChild(
+    'service',
+    script,
+    {
+      DATABASE_URL: ctx.database.url,
+      NODE_ENV: 'production',
+      WORKERS: 'off',
+      CONSOLE: 'off',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'info',
+      SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    },
+    { cwd },
+  );
+  try {
+    const headers = { 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
+    const partnerLoad = () =>
+      runLoad({
+        url: child.url + PATH,
+        method: 'GET',
+        headers,
+        connections: 10,
+        durationSeconds: options.durationSeconds,
+        rate: PARTNER_RATE,
+      });
+    await runLoad({ url: child.url + PATH, method: 'GET', headers, connections: 10, durationSeconds: options.warmupSeconds });
+    const alone = await partnerLoad();
+    const attacker = autocannon({
+      url: child.url,
+      connections: 20,
+      duration: options.durationSeconds + 1,
+      requests: [
+        {
+          method: 'GET',
+          path: PATH,
+          setupRequest: (req) => ({
+            ...req,
+            headers: { 'x-client-id': 'ci_attacker', 'x-api-key': `sk_sandbox_${randomBytes(24).toString('hex')}` },
+          }),
+        },
+      ],
+    });
+    const beside = await partnerLoad();
+    const flooded = await attacker;
+    return { alone, beside, flooded };
+  } finally {
+    await child.stop();
+  }
+}
