@@ -18,7 +18,10 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
 });
 
-const wrongKey = () => ({ baseUrl: partner.baseUrl, headers: { 'x-client-id': 'ci_nobody', 'x-api-key': `sk_sandbox_${randomBytes(24).toString('hex')}` } });
+const wrongKey = () => ({
+  baseUrl: partner.baseUrl,
+  headers: { 'x-client-id': 'ci_nobody', 'x-api-key': `sk_sandbox_${randomBytes(24).toString('hex')}` },
+});
 
 describe('a flood of wrong keys from one address', () => {
   it('is throttled with 429 and Retry-After, while a known key from the same address still works', async () => {
@@ -34,7 +37,9 @@ describe('a flood of wrong keys from one address', () => {
       }
     }
     const first429 = statuses.indexOf(429);
-    console.log(`[auth flood] 401 for the first ${first429} wrong keys (burst 50 at 5/s), then 429 for ${statuses.filter((s) => s === 429).length}`);
+    console.log(
+      `[auth flood] 401 for the first ${first429} wrong keys (burst 50 at 5/s), then 429 for ${statuses.filter((s) => s === 429).length}`,
+    );
     expect(first429).toBeGreaterThanOrEqual(45);
     expect(first429).toBeLessThanOrEqual(60);
     expect(statuses.slice(first429).every((s) => s === 429)).toBe(true);

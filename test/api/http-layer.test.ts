@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { rawExchange, type RawReply } from '../support/raw-http';
 import { startTestService, type TestService } from '../support/service';
 
 // Requests that never reach a route: refused by Node's HTTP parser or by the front door before any
@@ -14,30 +14,9 @@ beforeAll(async () => {
   port = Number(new URL(svc.url).port);
 });
 
-interface RawReply {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are over a fresh connection and reads the one answer until the server closes. */
+/** Sends bytes as they are and reads the one answer; the client ends its side after a second. */
 function raw(request: string): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('latin1');
-      const [head = '', ...rest] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const i = line.indexOf(':');
-        if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
-    });
+  return rawExchange(port, (socket) => {
     socket.write(request);
     setTimeout(() => socket.end(), 1000);
   });

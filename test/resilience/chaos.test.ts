@@ -1,17 +1,11 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProcess, type RunningProcess } from '@/server/boot/start-process';
-import { startEmbeddedPostgres, type EmbeddedHandle } from '@/db/embedded/start';
-import { runMigrations } from '@/db/migrate';
-import { loadEnv } from '@/server/config/env';
 import { PURGE_EXPIRED, SANDBOX_TIMEOUT_SWEEP } from '@/server/outbox/queues';
 import { call, type Caller } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
-import { createTestPartner, NYC, TEST_ENCRYPTION_KEY, type TestPartner } from '../support/service';
+import { startOwnPostgres } from '../support/own-postgres';
+import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 import { spawnWorker, type ServerProcess } from './processes';
 
 // Chaos against real processes: a burst of orders whose sandbox scenarios run by themselves (fan-out,
@@ -27,10 +21,8 @@ const WORKER_ENV = {
   WEBHOOK_SWEEP_INTERVAL_MS: '1000',
 };
 
-let dir: string;
-let pg: EmbeddedHandle | undefined;
-let port: number;
-let web: RunningProcess;
+let pg: Awaited<ReturnType<typeof startOwnPostgres>>;
+let web: TestService;
 let partner: TestPartner;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 let receiverPort: number;
@@ -38,23 +30,8 @@ const received: ReceivedRequest[] = [];
 const workers: ServerProcess[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'pdp-chaos-'));
-  await chmod(dir, 0o755);
-  pg = await startEmbeddedPostgres({ dataDir: dir });
-  port = Number(new URL(pg.url).port);
-  await runMigrations(pg.url);
-  const env = loadEnv({
-    ...process.env,
-    DATABASE_URL: pg.url,
-    SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-    PORT: '0',
-    CONSOLE: 'off',
-    SEED_DEMO: 'false',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    WORKERS: 'off',
-    ...WORKER_ENV,
-  });
-  web = await startProcess(env, { web: true, workers: false });
+  pg = await startOwnPostgres('chaos');
+  web = await startTestService({ WORKERS: 'off', ...WORKER_ENV }, { databaseUrl: pg.url });
   partner = await createTestPartner(web);
   receiver = await startReceiver();
   receiverPort = receiver.port;
@@ -65,8 +42,7 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await receiver?.close();
   await web?.stop();
-  await pg?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await pg?.remove();
 });
 
 const caller = (): Caller => ({ baseUrl: web.url!, headers: partner.headers });
@@ -87,7 +63,7 @@ async function tryOrder(scenario: string): Promise<string | undefined> {
 
 async function killAndRestart(i: number): Promise<void> {
   await workers[i]!.kill();
-  workers[i] = await spawnWorker(pg!.url, WORKER_ENV);
+  workers[i] = await spawnWorker(pg.url, WORKER_ENV);
 }
 
 async function receiverOutage(ms: number): Promise<void> {
@@ -99,10 +75,9 @@ async function receiverOutage(ms: number): Promise<void> {
 }
 
 async function restartPostgres(): Promise<void> {
-  await pg!.stop();
-  pg = undefined;
+  await pg.stop();
   await settle(1000, 'Postgres stays down for a second under load');
-  pg = await startEmbeddedPostgres({ dataDir: dir, port });
+  await pg.start();
 }
 
 describe('chaos', () => {

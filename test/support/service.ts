@@ -26,9 +26,14 @@ export interface TestService extends RunningProcess {
  */
 export async function startTestService(
   overrides: Record<string, string> = {},
-  opts: { resolver?: Resolver; log?: Logger } = {},
+  opts: {
+    resolver?: Resolver;
+    log?: Logger;
+    /** A database of the file's own (e.g. one it restarts) instead of a fresh one on the run's Postgres. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestService> {
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
   const env = loadEnv({
     ...process.env,
     DATABASE_URL: databaseUrl,
