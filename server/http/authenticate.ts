@@ -15,7 +15,7 @@ const MAX_HEADER_LENGTH = 256;
 export async function authenticate(
   request: Request,
   { credentials, authFailures }: { credentials: CredentialCache; authFailures: FailureThrottle },
-  address: string,
+  addressOf: () => string,
 ): Promise<VerifiedCredential> {
   const apiKey = request.headers.get('x-api-key');
   const clientId = request.headers.get('x-client-id');
@@ -23,7 +23,7 @@ export async function authenticate(
     throw new AuthenticationError();
   }
   const credential = await credentials.lookup(apiKey, () => {
-    const wait = authFailures.retryAfter(address);
+    const wait = authFailures.retryAfter(addressOf());
     if (wait > 0) throw new AuthThrottledError(wait);
   });
   // Compare even when the lookup missed, so a miss and a mismatch take the same time.

@@ -45,10 +45,12 @@ export function partnerRoute<
     let response: Response;
     let clientId: string | undefined;
     let authFailed = false;
-    const address = clientAddressOf(request, services.trustedProxies);
+    // Resolved only when needed: a known key never asks for it.
+    let address: string | undefined;
+    const addressOf = () => (address ??= clientAddressOf(request, services.trustedProxies));
     try {
       response = await withDeadline(services, async (outsideDeadline) => {
-        const credential = await authenticate(request, services, address).catch((error: unknown) => {
+        const credential = await authenticate(request, services, addressOf).catch((error: unknown) => {
           authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
           throw error;
         });
@@ -95,7 +97,7 @@ export function partnerRoute<
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     // Failed authentications are counted per address, and logged once per address and window with
     // the count of those left out: a flood of wrong keys is not a flood of log lines.
-    const sampled = authFailed ? services.authFailures.fail(address) : undefined;
+    const sampled = authFailed ? services.authFailures.fail(addressOf()) : undefined;
     if (!sampled || sampled.log) {
       services.log.info(
         {
@@ -105,7 +107,7 @@ export function partnerRoute<
           status: response.status,
           ms: Math.round(performance.now() - started),
           client_id: clientId,
-          ...(sampled ? { client_address: address, failures_not_logged: sampled.suppressed } : {}),
+          ...(sampled ? { client_address: addressOf(), failures_not_logged: sampled.suppressed } : {}),
         },
         'partner request',
       );
