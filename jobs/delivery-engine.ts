@@ -32,6 +32,7 @@ export class DeliveryEngine {
   private readonly workerId = `${hostname()}:${process.pid}:${newId()}`;
   private readonly waiting = new Map<string, ClaimedAttempt[]>();
   private readonly running = new Map<string, number>();
+  private readonly replaying = new Map<string, number>();
   /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
   private readonly held = new Set<string>();
   private done: AttemptOutcome[] = [];
@@ -115,15 +116,27 @@ export class DeliveryEngine {
     await this.client.close().catch(() => {});
   }
 
+  // Replayed attempts take at most half a subscription's share, so a backfill never holds the slots
+  // its live deliveries need; live attempts take any free slot, ahead of replayed ones waiting.
   private pump(subscriptionId: string): void {
     const queue = this.waiting.get(subscriptionId);
     if (!queue) return;
     let running = this.running.get(subscriptionId) ?? 0;
-    while (queue.length > 0 && running < this.share) {
+    let replaying = this.replaying.get(subscriptionId) ?? 0;
+    const replayShare = Math.max(1, Math.floor(this.share / 2));
+    for (let i = 0; i < queue.length && running < this.share;) {
+      const attempt = queue[i]!;
+      if (attempt.trigger === 'replay' && replaying >= replayShare) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
       running++;
-      void this.run(queue.shift()!);
+      if (attempt.trigger === 'replay') replaying++;
+      void this.run(attempt);
     }
     this.running.set(subscriptionId, running);
+    if (replaying > 0) this.replaying.set(subscriptionId, replaying);
     if (queue.length === 0) this.waiting.delete(subscriptionId);
   }
 
@@ -134,6 +147,11 @@ export class DeliveryEngine {
     const left = (this.running.get(attempt.subscription_id) ?? 1) - 1;
     if (left > 0) this.running.set(attempt.subscription_id, left);
     else this.running.delete(attempt.subscription_id);
+    if (attempt.trigger === 'replay') {
+      const replaying = (this.replaying.get(attempt.subscription_id) ?? 1) - 1;
+      if (replaying > 0) this.replaying.set(attempt.subscription_id, replaying);
+      else this.replaying.delete(attempt.subscription_id);
+    }
     this.done.push(outcome);
     this.flushSoon();
     this.pump(attempt.subscription_id);

@@ -6,13 +6,18 @@ import type { JobQueue } from '@/server/outbox/job-queue';
 /** The outbox's job queue (server/outbox/job-queue.ts) on pg-boss: jobs go in through the caller's handle. */
 export function pgBossJobQueue(boss: PgBoss): JobQueue {
   return {
-    send: (db, queue, { data, startAfterSeconds }) =>
-      boss.send(queue, data, { db: bossExecutor(db), ...(startAfterSeconds ? { startAfter: startAfterSeconds } : {}) }),
+    send: (db, queue, { data, startAfterSeconds, priority }) =>
+      boss.send(queue, data, {
+        db: bossExecutor(db),
+        ...(startAfterSeconds ? { startAfter: startAfterSeconds } : {}),
+        ...(priority ? { priority } : {}),
+      }),
     insert: (db, queue, jobs) =>
       boss.insert(
-        jobs.map(({ data, startAfterSeconds }) => ({
+        jobs.map(({ data, startAfterSeconds, priority }) => ({
           name: queue,
           data,
+          ...(priority ? { priority } : {}),
           ...(startAfterSeconds ? { startAfter: new Date(Date.now() + startAfterSeconds * 1000) } : {}),
         })),
         { db: bossExecutor(db) },

@@ -3,6 +3,7 @@ import type { Deps } from '@/server/context';
 import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
 import type { JobDefinition } from './definition';
 import { purgeExpiredJob } from './maintenance';
+import { replayPageJob } from './replays';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
 import { deliverJob, fanOutJob } from './webhooks';
 
@@ -11,6 +12,7 @@ import { deliverJob, fanOutJob } from './webhooks';
 export const jobDefinitions: readonly JobDefinition[] = [
   fanOutJob,
   deliverJob,
+  replayPageJob,
   scenarioStepJob,
   sandboxTimeoutJob,
   purgeExpiredJob,

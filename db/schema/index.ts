@@ -10,3 +10,4 @@ export * from './orders';
 export * from './events';
 export * from './webhooks';
 export * from './workers';
+export * from './replays';

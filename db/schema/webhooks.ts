@@ -69,6 +69,8 @@ export const webhookDeliveries = pgTable(
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    // The replay that last re-sent it (a replay's delivered and failed counts are read from here).
+    replayId: text('replay_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -77,6 +79,10 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_event_subscription_idx').on(t.eventId, t.subscriptionId),
     // The partner's delivery log: newest first per subscription.
     index('webhook_deliveries_subscription_idx').on(t.subscriptionId, t.id),
+    // A replay's progress: its deliveries by status.
+    index('webhook_deliveries_replay_idx')
+      .on(t.replayId, t.status)
+      .where(sql`${t.replayId} is not null`),
     // Attempts held by a worker (claimed, in flight or waiting in its memory): the sweeper finds the
     // expired ones of dead workers here. Only held rows are in it, so it stays as small as the work in hand.
     index('webhook_deliveries_claims_idx')

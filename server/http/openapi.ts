@@ -70,6 +70,13 @@ function operation(path: string, method: HttpMethod, spec: RouteSpec, security: 
       ...(spec.response.status === 204 ? {} : { content: { 'application/json': { schema: spec.response.schema } } }),
     },
   };
+  if (spec.alternative) {
+    responses[spec.alternative.status] = {
+      description: spec.alternative.description,
+      headers: spec.auth ? rateLimitHeaders : undefined,
+      content: { 'application/json': { schema: spec.alternative.schema } },
+    };
+  }
   for (const [status, description] of Object.entries(errors)) {
     responses[status] = {
       description,

@@ -20,7 +20,30 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
   query?: Q;
   params?: P;
   response: { status: 200 | 201 | 202 | 204; schema: R; description: string };
-  handler(args: { ctx: PartnerCtx; body: Infer<B>; query: Infer<Q>; params: Infer<P>; request: Request }): Promise<z.input<R>>;
+  handler(args: {
+    ctx: PartnerCtx;
+    body: Infer<B>;
+    query: Infer<Q>;
+    params: Infer<P>;
+    request: Request;
+  }): Promise<z.input<R> | Alternative>;
+}
+
+const ALTERNATIVE = Symbol('alternative answer');
+interface Alternative {
+  [ALTERNATIVE]: unknown;
+}
+
+/** A handler's answer in the route's `alternative` shape and status instead of its `response`. */
+export function alternative(body: unknown): Alternative {
+  return { [ALTERNATIVE]: body };
+}
+
+function answer(def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] }, result: unknown): Response {
+  if (def.alternative && typeof result === 'object' && result !== null && ALTERNATIVE in result) {
+    return jsonResponse(def.alternative.status, (result as Alternative)[ALTERNATIVE]);
+  }
+  return jsonResponse(def.response.status, result);
 }
 
 /**
@@ -86,7 +109,7 @@ export function partnerRoute<
         };
         const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
         if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-        const run = async (on: PartnerCtx): Promise<Response> => jsonResponse(def.response.status, await handler({ ...args, ctx: on }));
+        const run = async (on: PartnerCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
         if (idempotencyKey === null) return run(ctx);
         const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
         return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });

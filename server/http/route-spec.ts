@@ -16,6 +16,8 @@ export interface RouteSpec {
   query?: z.ZodType;
   params?: z.ZodType;
   response: { status: 200 | 201 | 202 | 204; schema: z.ZodType; description: string };
+  /** A second success answer of another shape (a dry run's 200 beside the 202 of the real thing). */
+  alternative?: { status: 200 | 201 | 202 | 204; schema: z.ZodType; description: string };
   /** Statuses beyond the ones every authenticated route can return. */
   errors?: { status: number; description: string }[];
 }

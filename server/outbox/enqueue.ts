@@ -27,7 +27,7 @@ export async function enqueueMany<Q extends Queue>(
   jobs: { data: JobData<Q>; startAfterSeconds?: number }[],
 ): Promise<void> {
   if (jobs.length === 0) return;
-  await ctx.jobs.insert(ctx.db, queue.name, jobs as { data: object; startAfterSeconds?: number }[]);
+  await ctx.jobs.insert(ctx.db, queue.name, jobs as { data: object; startAfterSeconds?: number; priority?: number }[]);
   if (jobs.some((job) => !job.startAfterSeconds)) await wakeWorkers(ctx, queue);
 }
 

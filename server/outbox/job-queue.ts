@@ -4,6 +4,8 @@ export interface JobToEnqueue {
   data: object;
   /** Not before this many seconds from now; absent: due at once. */
   startAfterSeconds?: number;
+  /** Fetched after jobs of a higher priority (default 0): replayed deliveries wait behind live ones. */
+  priority?: number;
 }
 
 /**

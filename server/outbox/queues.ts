@@ -25,10 +25,13 @@ export const DELIVER = queue(
     delivery_id: z.string(),
     subscription_id: z.string(),
     attempt: z.number().int().min(1),
-    trigger: z.enum(['scheduled', 'manual']).optional(),
+    trigger: z.enum(['scheduled', 'manual', 'replay']).optional(),
   }),
 );
 export type DeliverJob = JobData<typeof DELIVER>;
+
+/** The next page of a replay; `step` is the replay's job step it was made for (see webhook_replays.job_step). */
+export const REPLAY_PAGE = queue('webhooks.replay-page', z.object({ replay_id: z.string(), step: z.number().int().min(0) }));
 
 /** The next step of a sandbox order's scenario (the robot courier). */
 export const SCENARIO_STEP = queue('sandbox.scenario-step', z.object({ order_id: z.string(), step: z.number().int().min(0) }));

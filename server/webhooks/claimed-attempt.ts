@@ -11,7 +11,7 @@ export interface ClaimedAttempt {
   id: string;
   subscription_id: string;
   attempt: number;
-  trigger: 'scheduled' | 'manual';
+  trigger: 'scheduled' | 'manual' | 'replay';
   event_type: string;
   url: string;
   sub_status: 'enabled' | 'disabled';

@@ -47,7 +47,7 @@ export async function listDeliveries({ ctx, input }: { ctx: PartnerCtx; input: L
       .filter((a) => a.deliveryId === d.id)
       .map((a) => ({
         attempt: a.attempt,
-        trigger: a.trigger as 'scheduled' | 'manual',
+        trigger: a.trigger as 'scheduled' | 'manual' | 'replay',
         started_at: a.startedAt.getTime() / 1000,
         duration_ms: a.durationMs,
         response_status: a.responseStatus,

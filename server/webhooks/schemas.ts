@@ -68,7 +68,7 @@ export const deletedWebhook = z
 export const attemptResource = z
   .object({
     attempt: z.number().int(),
-    trigger: z.enum(['scheduled', 'manual']),
+    trigger: z.enum(['scheduled', 'manual', 'replay']),
     started_at: z.number().meta({ description: 'Unix time with milliseconds' }),
     duration_ms: z.number().int(),
     response_status: z.number().int().nullable(),

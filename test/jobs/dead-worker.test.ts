@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBoss } from '@/jobs/boss';
 import { createLogger } from '@/server/logger';
 import { newId } from '@/server/ids';
-import { DELIVER, FAN_OUT, PURGE_EXPIRED, SANDBOX_TIMEOUT_SWEEP, SCENARIO_STEP } from '@/server/outbox/queues';
+import { DELIVER, FAN_OUT, PURGE_EXPIRED, REPLAY_PAGE, SANDBOX_TIMEOUT_SWEEP, SCENARIO_STEP } from '@/server/outbox/queues';
 import { spawnWorker, type ServerProcess } from '../resilience/processes';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
@@ -82,6 +82,15 @@ describe('a job held by a dead worker', () => {
     const stepJob = await jobIdOf(SCENARIO_STEP.name, sql`data->>'order_id' = ${robot.id}`);
 
     // the scheduled queues, sent by hand (the web process schedules nothing).
+    // replay page: a replay of the subscription's missed events (the order's, made before the worker ran).
+    const replaySub = await subscribe('/replay');
+    const replay = await call('POST', `/partner/webhooks/${replaySub}/replay`, partner, {
+      since: Math.floor(Date.now() / 1000) - 60,
+      only: 'missing',
+    });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(202);
+    const replayJob = await jobIdOf(REPLAY_PAGE.name, sql`data->>'replay_id' = ${replay.body.id}`);
+
     const purgeJob = (await svc.rt.boss!.send(PURGE_EXPIRED.name, {}))!;
     const sweepJob = (await svc.rt.boss!.send(SANDBOX_TIMEOUT_SWEEP.name, {}))!;
     // The scenario step is due after step_seconds.
@@ -97,6 +106,7 @@ describe('a job held by a dead worker', () => {
       [SCENARIO_STEP.name, stepJob],
       [PURGE_EXPIRED.name, purgeJob],
       [SANDBOX_TIMEOUT_SWEEP.name, sweepJob],
+      [REPLAY_PAGE.name, replayJob],
     ] as const) {
       held.push([queue, id, await takeAndDie(queue, id)]);
     }
@@ -121,6 +131,9 @@ describe('a job held by a dead worker', () => {
       got('/fanout').some((e) => e.type === 'order.created' && e.data.object.id === order.id),
     );
     await waitFor('the delivered webhook.test', () => got('/deliver').some((e) => e.id === test.body.id));
+    await waitFor('the replayed order.created', () =>
+      got('/replay').some((e) => e.type === 'order.created' && e.data.object.id === order.id),
+    );
     const moved = await call('GET', `/partner/orders/${robot.id}`, partner);
     expect(moved.body.status).not.toBe('created');
   });

@@ -6,7 +6,7 @@ import { webhookWithSecret } from '@/server/webhooks/schemas';
 export const POST = partnerRoute({
   operationId: 'rotateWebhookSecret',
   summary: 'Rotate the signing secret',
-  description: 'Returns the new secret once. For 24 hours every delivery is signed with both the new and the previous secret.',
+  description: 'Returns the new secret once. Each replaced secret keeps signing for 24 hours after its own rotation (at most three).',
   tag: 'Webhooks',
   params: idParams,
   response: { status: 200, schema: webhookWithSecret, description: 'The subscription with its new secret (shown only here)' },

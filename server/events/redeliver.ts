@@ -1,0 +1,53 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { events, webhookSubscriptions } from '@/db/schema';
+import { recordAudit } from '../audit/record';
+import { withTransaction, type PartnerCtx } from '../context';
+import { ConflictError, NotFoundError } from '../errors';
+import { acceptedTypes } from '../replays/select';
+import { resendEvents } from '../webhooks/resend';
+
+/**
+ * Sends one event again, with its original envelope and id: to the given subscription, or to every
+ * enabled subscription whose filters accept it. The attempts are recorded as `manual`.
+ */
+export async function redeliverEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string; webhook_id?: string } }) {
+  const { partnerId, environment } = ctx.actor;
+  return withTransaction(ctx, async (tx) => {
+    const [event] = await tx.db
+      .select({ id: events.id, type: events.type, objectId: events.objectId })
+      .from(events)
+      .where(and(eq(events.id, input.id), eq(events.partnerId, partnerId), eq(events.environment, environment)));
+    if (!event) throw new NotFoundError('event', input.id);
+    const subscriptions = await tx.db
+      .select()
+      .from(webhookSubscriptions)
+      .where(
+        and(
+          eq(webhookSubscriptions.partnerId, partnerId),
+          eq(webhookSubscriptions.environment, environment),
+          isNull(webhookSubscriptions.deletedAt),
+          ...(input.webhook_id ? [eq(webhookSubscriptions.id, input.webhook_id)] : []),
+        ),
+      );
+    if (input.webhook_id && subscriptions.length === 0) throw new NotFoundError('webhook subscription', input.webhook_id);
+    if (input.webhook_id && subscriptions[0]!.status !== 'enabled') {
+      throw new ConflictError('subscription_disabled', 'This subscription is disabled: enable it (PATCH status) before sending to it.');
+    }
+    const targets = subscriptions.filter(
+      (s) =>
+        s.status === 'enabled' &&
+        (input.webhook_id
+          ? true
+          : event.type === 'webhook.test'
+            ? s.id === event.objectId
+            : acceptedTypes(s.eventFilters).includes(event.type)),
+    );
+    const sentTo: string[] = [];
+    for (const s of targets) {
+      const sent = await resendEvents(tx, { subscriptionId: s.id, events: [event], trigger: 'manual' });
+      if (sent.length > 0) sentTo.push(s.id);
+    }
+    await recordAudit(tx, { action: 'event.redeliver', targetType: 'event', targetId: event.id, after: { webhook_ids: sentTo } });
+    return { object: 'redelivery' as const, event_id: event.id, webhook_ids: sentTo };
+  });
+}

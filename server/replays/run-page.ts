@@ -1,0 +1,69 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { webhookReplays, webhookSubscriptions } from '@/db/schema';
+import { withTransaction, type Ctx } from '../context';
+import { enqueue } from '../outbox/enqueue';
+import { REPLAY_PAGE } from '../outbox/queues';
+import { resendEvents } from '../webhooks/resend';
+import { windowOf } from './present';
+import { acceptedTypes, pageOfMatching } from './select';
+
+// Events per page, and the pacing: the next page waits while half a page of this replay's deliveries
+// is still on its way, and backs off while the receiver is failing. So a backfill follows the
+// receiver's pace, and the engine's in-flight bound and live-first slots do the rest.
+const PAGE = 200;
+const WAIT_SECONDS = 1;
+const FAILING_BACKOFF_SECONDS = 10;
+
+export type PageOutcome = 'stale' | 'waiting' | 'sent' | 'completed' | 'failed';
+
+/**
+ * One step of a replay, in one transaction: the next page of matching events after the cursor is
+ * sent again, the cursor moves past it, and the next step is enqueued. A job whose step has passed
+ * does nothing, so a retried job never sends a page twice; a dead worker's job is retried within
+ * the queue's bound and resumes from the stored cursor.
+ */
+export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayId: string; step: number } }): Promise<PageOutcome> {
+  return withTransaction(ctx, async (tx) => {
+    const [replay] = await tx.db.select().from(webhookReplays).where(eq(webhookReplays.id, input.replayId)).for('update');
+    if (!replay || replay.jobStep !== input.step || (replay.status !== 'queued' && replay.status !== 'running')) return 'stale';
+    const next = input.step + 1;
+    const finish = async (status: 'completed' | 'failed') => {
+      await tx.db.update(webhookReplays).set({ status, jobStep: next, completedAt: new Date() }).where(eq(webhookReplays.id, replay.id));
+      return status;
+    };
+    const [sub] = await tx.db
+      .select()
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.id, replay.subscriptionId), isNull(webhookSubscriptions.deletedAt)));
+    if (!sub || sub.status !== 'enabled') return finish('failed');
+
+    const [busy] = await tx.db.execute<{ n: number }>(sql`
+      select count(*)::int as n from webhook_deliveries
+      where replay_id = ${replay.id} and status = 'pending' and (claimed_until is not null or next_attempt_at is null)`);
+    const wait = sub.failingSince ? FAILING_BACKOFF_SECONDS : (busy?.n ?? 0) >= PAGE / 2 ? WAIT_SECONDS : 0;
+    if (wait > 0) {
+      await tx.db
+        .update(webhookReplays)
+        .set({ status: 'running', jobStep: next, startedAt: replay.startedAt ?? new Date() })
+        .where(eq(webhookReplays.id, replay.id));
+      await enqueue(tx, REPLAY_PAGE, { replay_id: replay.id, step: next }, { startAfterSeconds: wait });
+      return 'waiting';
+    }
+
+    const page = await pageOfMatching(tx, windowOf(replay, replay.eventTypes ?? acceptedTypes(sub.eventFilters)), replay.cursor, PAGE);
+    const sent = await resendEvents(tx, { subscriptionId: sub.id, events: page, trigger: 'replay', replayId: replay.id });
+    await tx.db
+      .update(webhookReplays)
+      .set({
+        status: 'running',
+        jobStep: next,
+        cursor: page.at(-1)?.id ?? replay.cursor,
+        eventsEnqueued: replay.eventsEnqueued + sent.length,
+        startedAt: replay.startedAt ?? new Date(),
+      })
+      .where(eq(webhookReplays.id, replay.id));
+    if (page.length < PAGE) return finish('completed');
+    await enqueue(tx, REPLAY_PAGE, { replay_id: replay.id, step: next });
+    return 'sent';
+  });
+}

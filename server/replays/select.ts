@@ -1,0 +1,55 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Ctx, Environment } from '../context';
+import { EVENT_CATALOG } from '../events/catalog';
+
+export interface ReplayWindow {
+  partnerId: string;
+  environment: Environment;
+  subscriptionId: string;
+  since: Date;
+  until: Date;
+  /** The types to replay: explicit, or all the subscription's filters accept. */
+  types: string[];
+  only: 'all' | 'failed' | 'missing';
+}
+
+/** The types a subscription receives: its filters, or (empty) the whole catalog. */
+export function acceptedTypes(filters: string[]): string[] {
+  return filters.length > 0 ? filters : EVENT_CATALOG.map((e) => e.type);
+}
+
+// The events a replay selects, by keyset on the event id (ULIDs sort by creation): never one query
+// over the whole window. webhook.test events are only ever the subscription's own.
+function matching(w: ReplayWindow): SQL {
+  const mode =
+    w.only === 'all'
+      ? sql`true`
+      : w.only === 'failed'
+        ? sql`d.status = 'failed'`
+        : // Never sent to it: created before it existed (no delivery), or skipped while it was disabled.
+          sql`(d.id is null or d.status = 'skipped')`;
+  return sql`
+    from events e
+    left join webhook_deliveries d on d.event_id = e.id and d.subscription_id = ${w.subscriptionId}
+    where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
+      and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz
+      and e.type = any(string_to_array(${w.types.join(',')}, ','))
+      and (e.type <> 'webhook.test' or e.object_id = ${w.subscriptionId})
+      and ${mode}`;
+}
+
+export async function countMatching(ctx: Ctx, w: ReplayWindow): Promise<number> {
+  const [row] = await ctx.db.execute<{ n: number }>(sql`select count(*)::int as n ${matching(w)}`);
+  return row?.n ?? 0;
+}
+
+export async function pageOfMatching(
+  ctx: Ctx,
+  w: ReplayWindow,
+  after: string | null,
+  limit: number,
+): Promise<{ id: string; type: string }[]> {
+  return ctx.db.execute<{ id: string; type: string }>(
+    sql`select e.id, e.type ${matching(w)} ${after ? sql`and e.id > ${after}` : sql``} order by e.id limit ${limit}`,
+  );
+}

@@ -1,0 +1,220 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { call, newOrder } from '../support/partner-api';
+import { settle, waitFor } from '../support/poll';
+import { startReceiver, type ReceivedRequest } from '../support/receiver';
+import { cliContext } from '@/server/cli/operator-context';
+import { approveGoLive, createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// Replay and redelivery end to end over HTTPS: each mode, the dry run, validation, the 409s,
+// isolation between partners and environments, cancel mid-way, and redeliver.
+
+let svc: TestService;
+let partner: TestPartner;
+let other: TestPartner;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let slowMs = 0;
+
+beforeAll(async () => {
+  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  other = await createTestPartner(svc);
+  receiver = await startReceiver((req) => (req.path.startsWith('/slow') && slowMs ? { status: 200, delayMs: slowMs } : { status: 200 }));
+});
+afterAll(() => receiver.close());
+// A partner of its own for each test: a window of whole seconds would otherwise take in a previous test's events.
+beforeEach(async () => {
+  partner = await createTestPartner(svc);
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
+const at = (path: string) => receiver.received.filter((r) => r.path === path);
+
+async function subscribe(who: TestPartner, path: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await call('POST', '/partner/webhooks', who, { url: `https://localhost:${receiver.port}${path}`, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+async function orderCreatedEvents(who: TestPartner, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const order = await newOrder(who);
+    const [row] = await svc.rt.db.execute<{ id: string }>(
+      sql`select id from events where object_id = ${order.id} and type = 'order.created'`,
+    );
+    ids.push(row!.id);
+  }
+  return ids;
+}
+
+async function replay(sub: string, body: Record<string, unknown>) {
+  return call('POST', `/partner/webhooks/${sub}/replay`, partner, body);
+}
+
+async function finished(sub: string, id: string) {
+  return waitFor(
+    `replay ${id} finished with its deliveries`,
+    async () => {
+      const res = await call('GET', `/partner/webhooks/${sub}/replays/${id}`, partner);
+      const r = res.body;
+      return ['completed', 'cancelled', 'failed'].includes(r.status) && r.events_delivered + r.events_failed >= r.events_enqueued
+        ? r
+        : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+}
+
+describe('replay', () => {
+  it('missing: sends exactly the events never sent to the subscription; the dry run counts them; a second missing finds none', async () => {
+    const since = now() - 1;
+    const before = await orderCreatedEvents(partner, 3); // before the subscription existed
+    const sub = await subscribe(partner, '/missing', { event_filters: ['order.created'] });
+    const dry = await replay(sub, { since, only: 'missing', dry_run: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ object: 'replay_dry_run', events_matched: 3, first_event_ids: before });
+    expect((await call('GET', `/partner/webhooks/${sub}/replays`, partner)).body.data).toEqual([]);
+
+    const started = await replay(sub, { since, only: 'missing' });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toMatchObject({ object: 'replay', webhook_id: sub, status: 'queued', only: 'missing', events_matched: 3 });
+    const done = await finished(sub, started.body.id);
+    expect(done).toMatchObject({ status: 'completed', events_enqueued: 3, events_delivered: 3, events_failed: 0 });
+    expect(at('/missing').map(eventIdOf).sort()).toEqual([...before].sort());
+    // The original envelope and id; the attempts are recorded as replay.
+    const log = await call('GET', `/partner/webhooks/${sub}/deliveries`, partner);
+    expect(log.body.data.flatMap((d: { attempts: { trigger: string }[] }) => d.attempts.map((a) => a.trigger))).toEqual([
+      'replay',
+      'replay',
+      'replay',
+    ]);
+
+    const again = await replay(sub, { since, only: 'missing', dry_run: true });
+    expect(again.body.events_matched).toBe(0);
+  });
+
+  it('all and failed: all re-sends every event in the window; failed only those whose delivery failed', async () => {
+    const sub = await subscribe(partner, '/all', { event_filters: ['order.created'] });
+    const since = now() - 1;
+    const ids = await orderCreatedEvents(partner, 3);
+    await waitFor('the live deliveries', () => at('/all').length === 3);
+    // One delivery failed for good (as after its last retry).
+    await svc.rt.db.execute(sql`update webhook_deliveries set status = 'failed' where event_id = ${ids[1]!} and subscription_id = ${sub}`);
+
+    const failed = await replay(sub, { since, only: 'failed' });
+    expect(failed.body.events_matched).toBe(1);
+    await finished(sub, failed.body.id);
+    expect(at('/all').map(eventIdOf)).toEqual([...ids, ids[1]]);
+
+    const all = await replay(sub, { since, until: now() });
+    expect(all.body.events_matched).toBe(3);
+    const done = await finished(sub, all.body.id);
+    expect(done).toMatchObject({ events_enqueued: 3, events_delivered: 3 });
+    expect(at('/all').map(eventIdOf).slice(4).sort()).toEqual([...ids].sort());
+  });
+
+  it("never replays another partner's or another environment's events", async () => {
+    const since = now() - 1;
+    await orderCreatedEvents(other, 2);
+    await approveGoLive(cliContext(svc.rt), partner.partnerId);
+    const production = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
+    await orderCreatedEvents(production, 1);
+    const mine = await orderCreatedEvents(partner, 1);
+    const sub = await subscribe(partner, '/isolated', { event_filters: ['order.created'] });
+    const started = await replay(sub, { since, only: 'missing' });
+    expect(started.body.events_matched).toBe(1);
+    await finished(sub, started.body.id);
+    expect(at('/isolated').map(eventIdOf)).toEqual(mine);
+  });
+
+  it.each([
+    [{ since: now() + 3600 }, 'since'],
+    [{ since: now() - 60, until: now() - 120 }, 'until'],
+    [{ since: now() - 31 * 86_400 }, 'until'],
+    [{ since: now() - 60, until: now() + 3600 }, 'until'],
+    [{ since: now() - 60, event_types: ['order.teleported'] }, 'event_types.0'],
+    [{ since: now() - 60, event_types: ['order.created', 'order.delivered'] }, 'event_types.1'],
+    [{ since: 'yesterday' }, 'since'],
+    [{ since: now() - 60, only: 'some' }, 'only'],
+    [{}, 'since'],
+  ])('refuses %j with 400 naming %s', async (body, param) => {
+    const sub = await subscribe(partner, '/refused', { event_filters: ['order.created'] });
+    const res = await replay(sub, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('one replay at a time (409 naming it), none to a disabled subscription; cancel stops one mid-way', async () => {
+    slowMs = 300;
+    const sub = await subscribe(partner, '/slow', { event_filters: ['order.created'] });
+    const since = now() - 1;
+    // 250 events of the partner's, written as the outbox writes them (an order each would take minutes).
+    await svc.rt.db.execute(sql`
+      insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
+      select e.id, ${partner.partnerId}::text, 'sandbox', 'order.created', 'order_' || g, jsonb_build_object('id', e.id, 'object', 'event', 'created', ${now()}::int, 'livemode', false, 'type', 'order.created', 'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))), now()
+      from generate_series(1, 250) g, lateral (select '01M9' || lpad(g::text, 22, '0') as id) e`);
+    const first = await replay(sub, { since, only: 'missing' });
+    expect(first.status).toBe(202);
+    expect(first.body.events_matched).toBe(250);
+    const second = await replay(sub, { since, only: 'missing' });
+    expect(second.status).toBe(409);
+    expect(second.body.error).toMatchObject({ code: 'replay_in_progress', replay_id: first.body.id });
+
+    await waitFor('the first page on its way', () => at('/slow').length >= 5, { timeoutMs: 15_000 });
+    const cancelled = await call('POST', `/partner/webhooks/${sub}/replays/${first.body.id}/cancel`, partner);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    const enqueued = cancelled.body.events_enqueued as number;
+    expect(enqueued).toBeLessThan(250);
+    const done = await finished(sub, first.body.id);
+    await settle(1500, 'nothing more is sent after the cancel');
+    expect(at('/slow').length).toBe(done.events_enqueued);
+    expect(done.events_enqueued).toBe(enqueued);
+    expect((await call('POST', `/partner/webhooks/${sub}/replays/${first.body.id}/cancel`, partner)).body.error.code).toBe(
+      'replay_not_running',
+    );
+    slowMs = 0;
+
+    await call('PATCH', `/partner/webhooks/${sub}`, partner, { status: 'disabled' });
+    const disabled = await replay(sub, { since, only: 'missing' });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error.code).toBe('subscription_disabled');
+  }, 60_000);
+
+  it("works on the /webhooks alias, and answers 404 for another partner's subscription", async () => {
+    const sub = await subscribe(partner, '/alias', { event_filters: ['order.created'] });
+    const res = await call('POST', `/webhooks/${sub}/replay`, partner, { since: now() - 60, dry_run: true });
+    expect(res.status).toBe(200);
+    expect((await call('POST', `/partner/webhooks/${sub}/replay`, other, { since: now() - 60 })).status).toBe(404);
+    expect((await call('GET', `/partner/webhooks/${sub}/replays/01M90000000000000000000000`, partner)).status).toBe(404);
+  });
+});
+
+describe('redeliver', () => {
+  it('sends one event again to one subscription, or to every one that accepts it, recorded as manual', async () => {
+    const a = await subscribe(partner, '/redeliver-a', { event_filters: ['order.created'] });
+    const b = await subscribe(partner, '/redeliver-b', { event_filters: ['order.created'] });
+    const [event] = await orderCreatedEvents(partner, 1);
+    await waitFor('the live deliveries', () => at('/redeliver-a').length === 1 && at('/redeliver-b').length === 1);
+
+    const one = await call('POST', `/partner/events/${event}/redeliver`, partner, { webhook_id: a });
+    expect(one.status).toBe(202);
+    expect(one.body).toEqual({ object: 'redelivery', event_id: event, webhook_ids: [a] });
+    await waitFor('the redelivery to a', () => at('/redeliver-a').length === 2);
+    expect(at('/redeliver-a').map(eventIdOf)).toEqual([event, event]);
+    expect(at('/redeliver-b')).toHaveLength(1);
+
+    const every = await call('POST', `/partner/events/${event}/redeliver`, partner, {});
+    expect(every.status).toBe(202);
+    expect(every.body.webhook_ids).toEqual(expect.arrayContaining([a, b]));
+    await waitFor('the redelivery to both', () => at('/redeliver-a').length === 3 && at('/redeliver-b').length === 2);
+    const log = await call('GET', `/partner/webhooks/${b}/deliveries`, partner);
+    expect(log.body.data[0].attempts.map((x: { trigger: string }) => x.trigger)).toEqual(['scheduled', 'manual']);
+
+    expect((await call('POST', `/partner/events/${event}/redeliver`, other, {})).status).toBe(404);
+    expect((await call('POST', `/partner/events/${event}/redeliver`, partner, { webhook_id: '01M90000000000000000000000' })).status).toBe(
+      404,
+    );
+  });
+});
