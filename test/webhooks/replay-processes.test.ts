@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnWorker, type ServerProcess } from '../resilience/processes';
+import { call, newOrder } from '../support/partner-api';
+import { waitFor } from '../support/poll';
+import { startReceiver, type ReceivedRequest } from '../support/receiver';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+
+// Replays across real worker processes: a worker SIGKILLed mid-replay is resumed by another from the
+// stored cursor, and a 20,000-event backfill leaves live webhooks arriving (their latency printed).
+
+const WORKER_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CLAIM_SECONDS: '10', WEBHOOK_SWEEP_INTERVAL_MS: '1000' };
+let svc: TestService;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const workers: ServerProcess[] = [];
+
+beforeAll(async () => {
+  svc = await startTestService({ WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  receiver = await startReceiver((req) => (req.path === '/paced' ? { status: 200, delayMs: 20 } : { status: 200 }));
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await receiver.close();
+});
+
+const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
+
+/** `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes). */
+async function pastEvents(who: TestPartner, count: number, prefix: string): Promise<void> {
+  await svc.rt.db.execute(sql`
+    insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
+    select e.id, ${who.partnerId}::text, 'sandbox', 'order.created', 'order_' || g,
+      jsonb_build_object('id', e.id, 'object', 'event', 'created', extract(epoch from now())::int, 'livemode', false, 'type', 'order.created',
+        'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))),
+      now() - interval '1 minute'
+    from generate_series(1, ${count}::int) g, lateral (select ${prefix}::text || lpad(g::text, 22, '0') as id) e`);
+}
+
+async function subscribe(who: TestPartner, path: string): Promise<string> {
+  const res = await call('POST', '/partner/webhooks', who, {
+    url: `https://localhost:${receiver.port}${path}`,
+    event_filters: ['order.created'],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
+const replayOf = async (who: TestPartner, sub: string, id: string) =>
+  (await call('GET', `/partner/webhooks/${sub}/replays/${id}`, who)).body;
+
+describe('a replay across worker processes', () => {
+  it('resumes from its cursor after the worker is SIGKILLed: every event arrives, none enqueued twice', { timeout: 120_000 }, async () => {
+    const partner = await createTestPartner(svc);
+    await pastEvents(partner, 1000, '01M8');
+    const sub = await subscribe(partner, '/paced');
+    workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
+    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, {
+      since: Math.floor(Date.now() / 1000) - 3600,
+      only: 'missing',
+    });
+    expect(started.body.events_matched).toBe(1000);
+    await waitFor('a page or two sent', async () => (await replayOf(partner, sub, started.body.id)).events_enqueued >= 200, {
+      timeoutMs: 30_000,
+    });
+    const enqueuedAtKill = (await replayOf(partner, sub, started.body.id)).events_enqueued;
+    await workers.shift()!.kill();
+    const killedAt = Date.now();
+    workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
+
+    const done = await waitFor(
+      'the replay completed and every event arrived',
+      async () => {
+        const r = await replayOf(partner, sub, started.body.id);
+        const got = new Set(receiver.received.filter((x) => x.path === '/paced').map(eventIdOf));
+        return r.status === 'completed' && got.size === 1000 ? r : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    const requests = receiver.received.filter((x) => x.path === '/paced').length;
+    console.log(
+      `[replay] SIGKILL after ${enqueuedAtKill} of 1000 enqueued; completed ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill; ` +
+        `1000 events received in ${requests} requests (a repeat is an attempt the killed worker had in flight)`,
+    );
+    expect(done.events_enqueued).toBe(1000);
+    // The replay itself sent each event once: every delivery has one replay attempt recorded, or two
+    // where the killed worker's attempt in flight was taken over.
+    const [twice] = await svc.rt.db.execute<{ n: number }>(sql`
+      select count(*)::int as n from (select delivery_id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
+        where d.replay_id = ${started.body.id} and a.trigger = 'replay' group by delivery_id having count(*) > 2) x`);
+    expect(twice!.n).toBe(0);
+  });
+
+  it('a 20,000-event backfill leaves live webhooks arriving (live latency printed)', { timeout: 180_000 }, async () => {
+    while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
+    const partner = await createTestPartner(svc);
+    await pastEvents(partner, 20_000, '01M7');
+    const sub = await subscribe(partner, '/backfill');
+    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, {
+      since: Math.floor(Date.now() / 1000) - 3600,
+      only: 'missing',
+    });
+    expect(started.body.events_matched).toBe(20_000);
+    await waitFor('the backfill under way', async () => (await replayOf(partner, sub, started.body.id)).events_enqueued >= 1000, {
+      timeoutMs: 60_000,
+    });
+
+    const latencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const order = await newOrder(partner);
+      const committed = Date.now();
+      const got = await waitFor(
+        'a live order.created during the backfill',
+        () => receiver.received.find((r) => r.path === '/backfill' && r.rawBody.toString().includes(order.id)),
+        { timeoutMs: 30_000, intervalMs: 5 },
+      );
+      latencies.push(got.at - committed);
+    }
+    const during = await replayOf(partner, sub, started.body.id);
+    console.log(
+      `[replay] live order.created commit-to-receipt during a 20,000-event backfill (${during.events_enqueued} enqueued so far): ` +
+        `[${latencies.join(', ')}] ms, max ${Math.max(...latencies)} ms`,
+    );
+    expect(during.status).not.toBe('failed');
+    await call('POST', `/partner/webhooks/${sub}/replays/${started.body.id}/cancel`, partner);
+  });
+});
