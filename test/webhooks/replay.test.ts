@@ -18,7 +18,10 @@ let slowMs = 0;
 beforeAll(async () => {
   svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   other = await createTestPartner(svc);
-  receiver = await startReceiver((req) => (req.path.startsWith('/slow') && slowMs ? { status: 200, delayMs: slowMs } : { status: 200 }));
+  receiver = await startReceiver((req) => {
+    if (req.path === '/busy') return { status: 503, headers: { 'retry-after': '30' } };
+    return req.path.startsWith('/slow') && slowMs ? { status: 200, delayMs: slowMs } : { status: 200 };
+  });
 });
 afterAll(() => receiver.close());
 // A partner of its own for each test: a window of whole seconds would otherwise take in a previous test's events.
@@ -105,7 +108,9 @@ describe('replay', () => {
     const failed = await replay(sub, { since, only: 'failed' });
     expect(failed.body.events_matched).toBe(1);
     await finished(sub, failed.body.id);
-    expect(at('/all').map(eventIdOf)).toEqual([...ids, ids[1]]);
+    await waitFor('the failed one again', () => at('/all').length === 4);
+    expect(at('/all').map(eventIdOf).slice(0, 3).sort()).toEqual([...ids].sort());
+    expect(at('/all').map(eventIdOf)[3]).toBe(ids[1]);
 
     const all = await replay(sub, { since, until: now() });
     expect(all.body.events_matched).toBe(3);
@@ -181,6 +186,25 @@ describe('replay', () => {
     expect(disabled.status).toBe(409);
     expect(disabled.body.error.code).toBe('subscription_disabled');
   }, 60_000);
+
+  it('backs off while the receiver refuses: no next page while it answers 503 with Retry-After', async () => {
+    const sub = await subscribe(partner, '/busy', { event_filters: ['order.created'] });
+    const since = now() - 1;
+    await svc.rt.db.execute(sql`
+      insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
+      select e.id, ${partner.partnerId}::text, 'sandbox', 'order.created', 'order_' || g, jsonb_build_object('id', e.id, 'object', 'event', 'created', ${now()}::int, 'livemode', false, 'type', 'order.created', 'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))), now()
+      from generate_series(1, 300) g, lateral (select '01M6' || lpad(g::text, 22, '0') as id) e`);
+    const started = await replay(sub, { since, only: 'missing' });
+    expect(started.body.events_matched).toBe(300);
+    await waitFor('the first page refused by the receiver', () => at('/busy').length >= 20, { timeoutMs: 15_000 });
+    await settle(3000, 'a replay that did not back off would send its second page meanwhile');
+    const r = (await call('GET', `/partner/webhooks/${sub}/replays/${started.body.id}`, partner)).body;
+    expect(r.status).toBe('running');
+    expect(r.events_enqueued).toBe(200);
+    // Each refused delivery waits out Retry-After: none of the first page is attempted twice yet.
+    expect(new Set(at('/busy').map(eventIdOf)).size).toBe(at('/busy').length);
+    await call('POST', `/partner/webhooks/${sub}/replays/${started.body.id}/cancel`, partner);
+  }, 30_000);
 
   it("works on the /webhooks alias, and answers 404 for another partner's subscription", async () => {
     const sub = await subscribe(partner, '/alias', { event_filters: ['order.created'] });
