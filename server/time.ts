@@ -5,7 +5,11 @@ export function unixSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
 
-/** Now, cut to the whole second: a row stamped with it reads back exactly as the API showed it. */
+/** A moment cut to the whole second: a row stamped with it reads back exactly as the API showed it. */
+export function wholeSecond(date: Date): Date {
+  return new Date(unixSeconds(date) * 1000);
+}
+
 export function wholeSecondNow(): Date {
-  return new Date(Math.floor(Date.now() / 1000) * 1000);
+  return wholeSecond(new Date());
 }

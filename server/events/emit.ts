@@ -11,6 +11,7 @@ export interface NewEvent {
   environment: Environment;
   /** The resource as the partner API returns it. */
   object: Record<string, unknown> & { id: string; status: string };
+  /** When it happened, to the millisecond (the envelope shows the whole second): fan-out orders it against subscriptions. */
   at?: Date;
 }
 

@@ -6,7 +6,7 @@ import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from
 import { emitEvent } from '../events/emit';
 import { enqueue } from '../outbox/enqueue';
 import { SCENARIO_STEP } from '../outbox/queues';
-import { unixSeconds, wholeSecondNow } from '../time';
+import { unixSeconds, wholeSecond } from '../time';
 import { presentOrder } from './present';
 import type { CreateOrderInput, OrderResource } from './schemas';
 
@@ -24,7 +24,9 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
       .for('update');
     if (!quote) throw new NotFoundError('quote', input.quote_id);
     if (quote.usedAt) throw new ConflictError('quote_already_used', 'This quote was already used for an order; request a new quote.');
-    const now = wholeSecondNow();
+    // The order shows whole seconds; its event keeps the exact moment, which orders it against subscriptions.
+    const at = new Date();
+    const now = wholeSecond(at);
     if (quote.expiresAt <= now) throw new UnprocessableError('quote_expired', 'This quote has expired; request a new quote.', 'quote_id');
     if (input.external_id) {
       const [existing] = await tx.db
@@ -77,7 +79,7 @@ export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: Crea
       .returning();
     await tx.db.update(quotes).set({ usedAt: now }).where(eq(quotes.id, quote.id));
     const resource = presentOrder(row!);
-    await emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at: now });
+    await emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at });
     // No job, no scenario: enqueue fails the whole creation rather than leave an order whose robot never comes.
     if (simulation) await enqueue(tx, SCENARIO_STEP, { order_id: row!.id, step: 0 }, { startAfterSeconds: simulation.step_seconds });
     return resource;

@@ -3,7 +3,7 @@ import { orders, type CancellationJson, type CourierJson, type SimulationJson } 
 import { withTransaction, type Ctx, type Environment } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { emitEvent } from '../events/emit';
-import { unixSeconds, wholeSecondNow } from '../time';
+import { unixSeconds, wholeSecond } from '../time';
 import { presentOrder, type OrderRow } from './present';
 import type { OrderResource } from './schemas';
 import { findTransition, PARTNER_CANCELLABLE, TERMINAL, type OrderStatus } from './state-machine';
@@ -59,7 +59,9 @@ export async function applyMove(
   if (!transition) {
     throw new ConflictError('invalid_state_transition', `An order cannot move from ${from} to ${input.to}.`, { from, to: input.to });
   }
-  const now = wholeSecondNow();
+  // The order shows whole seconds; its event keeps the exact moment, which orders it against subscriptions.
+  const at = new Date();
+  const now = wholeSecond(at);
   const courier = input.to === 'courier_assigned' ? (input.courier ?? robotCourier(row.id)) : input.to === 'created' ? null : row.courier;
   const [updated] = await ctx.db
     .update(orders)
@@ -74,7 +76,7 @@ export async function applyMove(
     .where(eq(orders.id, row.id))
     .returning();
   const resource = presentOrder(updated!);
-  await emitEvent(ctx, { type: transition.event, partnerId: row.partnerId, environment: row.environment, object: resource, at: now });
+  await emitEvent(ctx, { type: transition.event, partnerId: row.partnerId, environment: row.environment, object: resource, at });
   return resource;
 }
 

@@ -18,6 +18,7 @@ export interface FanOutResult {
  * delivery per (event, subscription), unique, so a retried fan-out creates nothing twice. Empty
  * filters match every catalog type; webhook.test goes only to the subscription it was sent for.
  * Disabled subscriptions get a `skipped` delivery, so a later replay can find what they missed.
+ * Subscriptions created after the event are not its audience, however late the fan-out runs.
  *
  * The first attempt of each new delivery is claimed in the same statement and handed back, so the
  * caller sends it at once: no job per delivery. A caller that dies holding them lets the claims
@@ -34,6 +35,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         environment: events.environment,
         objectId: events.objectId,
         envelope: events.envelope,
+        createdAt: events.createdAt,
       })
       .from(events)
       .where(inArray(events.id, input.eventIds));
@@ -54,6 +56,9 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
     const pairs = found.flatMap((event) =>
       subscriptions
         .filter((s) => s.partnerId === event.partnerId && s.environment === event.environment)
+        // As at Stripe and Svix, an endpoint hears of what happens after it exists: a subscription made
+        // between an event's commit and its fan-out does not get it live (a `missing` replay finds it).
+        .filter((s) => s.createdAt <= event.createdAt)
         .filter((s) =>
           event.type === 'webhook.test' ? s.id === event.objectId : s.eventFilters.length === 0 || s.eventFilters.includes(event.type),
         )

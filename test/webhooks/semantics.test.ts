@@ -1,8 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
+import { cliContext } from '@/server/cli/operator-context';
+import { fanOutEvents } from '@/server/webhooks/fan-out';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Delivery semantics (spec parts 2, 5, 6; DESIGN.md section 5), over real HTTPS to loopback receivers.
@@ -227,6 +230,17 @@ describe('routing', () => {
     await settle(500, 'to show that the other subscription gets nothing');
     expect(one.at().map((r) => eventOf(r).id)).toEqual([test.body.id]);
     expect(other.at()).toHaveLength(0);
+  });
+
+  it('a subscription hears only of events after it was created, however late their fan-out runs', async () => {
+    const partner = await createTestPartner(svc);
+    const order = await newOrder(partner);
+    const [event] = await svc.rt.db.execute<{ id: string }>(sql`select id from events where object_id = ${order.id}`);
+    const sub = await subscribe(() => ({ status: 200 }), {}, partner);
+    // A fan-out that runs (again, or late) after the subscription exists: as a worker would.
+    const result = await fanOutEvents({ ctx: cliContext(svc.rt), input: { eventIds: [event!.id] } });
+    expect(result).toEqual({ found: 1, claimed: [], skipped: 0 });
+    expect(await deliveries(partner, sub.id)).toEqual([]);
   });
 
   it('a disabled subscription records skipped deliveries and receives nothing until enabled again', async () => {
