@@ -15,16 +15,29 @@ export interface PartnerActor {
   credentialId: string;
   clientId: string;
 }
+export type OperatorRole = 'admin' | 'support';
 export interface OperatorActor {
   kind: 'operator';
   /** operator id, or "cli" for the admin CLI run by someone with shell access. */
   operatorId: string;
-  role: 'admin' | 'support';
+  /** The signed-in operator's e-mail (absent for the CLI): shown as who asked for a redelivery or replay. */
+  email?: string;
+  role: OperatorRole;
 }
 export interface SystemActor {
   kind: 'system';
   name: string;
 }
+/**
+ * An operator acting inside one partner's environment (support redelivering its events, disabling its
+ * endpoint): partner-scoped verbs read partnerId and environment from it as from the partner's key,
+ * and the audit log names the operator.
+ */
+export interface OperatorForPartnerActor extends OperatorActor {
+  partnerId: string;
+  environment: Environment;
+}
+export type TenantActor = PartnerActor | OperatorForPartnerActor;
 export type Actor = PartnerActor | OperatorActor | SystemActor;
 
 /**
@@ -53,7 +66,20 @@ export interface Ctx<A extends Actor = Actor> extends Deps {
   inTransaction?: boolean;
 }
 
-export type PartnerCtx = Ctx<PartnerActor>;
+/** A ctx scoped to one partner and environment: the partner's own request, or an operator acting for it. */
+export type TenantCtx = Ctx<TenantActor>;
+
+/** The operator's ctx narrowed to one partner's environment, for the partner-scoped verbs. */
+export function actingFor(ctx: Ctx<OperatorActor>, tenant: { partnerId: string; environment: Environment }): TenantCtx {
+  return { ...ctx, actor: { ...ctx.actor, partnerId: tenant.partnerId, environment: tenant.environment } };
+}
+
+/** Who asked, as attempts and replays show it: "partner:<client id>" or "operator:<e-mail or id>". */
+export function requesterOf(actor: Actor): string {
+  if (actor.kind === 'partner') return `partner:${actor.clientId}`;
+  if (actor.kind === 'operator') return `operator:${actor.email ?? actor.operatorId}`;
+  return `system:${actor.name}`;
+}
 
 /** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
 export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {

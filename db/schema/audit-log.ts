@@ -13,5 +13,10 @@ export const auditLog = pgTable(
     after: jsonb('after'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('audit_log_target_idx').on(t.targetType, t.targetId)],
+  (t) => [
+    index('audit_log_target_idx').on(t.targetType, t.targetId),
+    // The console's audit page: newest first, filtered by who or what.
+    index('audit_log_at_idx').on(t.at),
+    index('audit_log_actor_idx').on(t.actor, t.at),
+  ],
 );

@@ -11,3 +11,4 @@ export * from './events';
 export * from './webhooks';
 export * from './workers';
 export * from './replays';
+export * from './sessions';

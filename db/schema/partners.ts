@@ -8,5 +8,7 @@ export const partners = pgTable('partners', {
   goLiveStatus: goLiveStatus('go_live_status').notNull().default('not_requested'),
   // null = the platform default (RATE_LIMIT_PER_SECOND); operators override per partner.
   rateLimitPerSecond: integer('rate_limit_per_second'),
+  // The reviewer's note on the last go-live decision (why rejected, what was checked).
+  goLiveNote: text('go_live_note'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

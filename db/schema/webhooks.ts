@@ -99,7 +99,11 @@ export const webhookAttempts = pgTable(
       .notNull()
       .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
     attempt: integer('attempt').notNull(),
-    trigger: text('trigger').notNull(), // scheduled | manual
+    trigger: text('trigger').notNull(), // scheduled | manual | replay
+    // Who asked for a manual or replay attempt: "partner:<client id>" or "operator:<e-mail>"; null when scheduled.
+    requestedBy: text('requested_by'),
+    // The address the attempt connected to (after the SSRF check); null when it never connected.
+    resolvedAddress: text('resolved_address'),
     startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull(),
     durationMs: integer('duration_ms').notNull(),
     responseStatus: integer('response_status'),

@@ -8,6 +8,7 @@ import { createQueues, registerWorkers } from '@/jobs/registry';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
 import { loadSecretBox } from '@/server/crypto/encryption-key';
+import { createGraphQLExecutor } from '@/server/graphql/executor';
 import { createFrontDoor } from '@/server/http/front-door';
 import { buildOpenApiDocument } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
@@ -16,7 +17,7 @@ import type { Resolver } from '@/server/webhooks/url-policy';
 import { seedDemo, type DemoCredentials } from './demo-seed';
 import { prepareNext } from './next-app';
 import { openDatabase } from './open-database';
-import { loadRouteTable } from './route-table';
+import { loadOperatorRouteTable, loadRouteTable } from './route-table';
 import { createRuntime, type Runtime } from './runtime';
 
 export interface RunningProcess {
@@ -62,12 +63,15 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
 
   let server: Server | undefined;
   let url: string | undefined;
+  let graphql: Awaited<ReturnType<typeof createGraphQLExecutor>> | undefined;
   if (roles.web) {
     const routes = await loadRouteTable();
     const openApi = buildOpenApiDocument(routes);
     const services: PartnerServices = { ...rt, openApiDocument: () => openApi };
+    graphql = await createGraphQLExecutor(rt);
+    const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
-    server = createFrontDoor({ routes, services, next, readiness: () => databaseReachable(rt) });
+    server = createFrontDoor({ routes, services, operator, next, readiness: () => databaseReachable(rt) });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -84,6 +88,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await graphql?.stop();
       stopStatistics?.();
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});

@@ -77,6 +77,17 @@ export const envSchema = z.object({
     .default(120),
   WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000).default(20),
   SEED_DEMO: bool.default(true),
+  // `development` turns on GraphQL introspection and Apollo's landing page; they stay off otherwise.
+  NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
+  // An operator's session ends this long after sign-in, or at sign-out or revocation.
+  OPERATOR_SESSION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
+  // Failed sign-ins tolerated in 15 minutes, per account and per source address, before a 429.
+  SIGN_IN_FAILURES_PER_ACCOUNT: int(1, 1000).default(5),
+  SIGN_IN_FAILURES_PER_ADDRESS: int(1, 100_000).default(20),
 });
 
 export type Env = z.infer<typeof envSchema>;

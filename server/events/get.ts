@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
 import { ulidString } from '../common-schemas';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { NotFoundError } from '../errors';
 
-export async function getEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+export async function getEvent({ ctx, input }: { ctx: TenantCtx; input: { id: string } }): Promise<EventEnvelope> {
   // Event ids are ULIDs: anything else names no event (and a NUL byte would make Postgres answer an error).
   if (!ulidString.safeParse(input.id).success) throw new NotFoundError('event', input.id);
   const [row] = await ctx.db

@@ -1,9 +1,9 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { events, type EventEnvelope } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import type { ListEventsQuery } from './schemas';
 
-export async function listEvents({ ctx, input }: { ctx: PartnerCtx; input: ListEventsQuery }) {
+export async function listEvents({ ctx, input }: { ctx: TenantCtx; input: ListEventsQuery }) {
   const conditions: SQL[] = [eq(events.partnerId, ctx.actor.partnerId), eq(events.environment, ctx.actor.environment)];
   if (input.type) conditions.push(eq(events.type, input.type));
   if (input.order_id) conditions.push(eq(events.objectId, input.order_id));

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { acceptedTypes } from '../replays/select';
 import { resendEvents } from '../webhooks/resend';
@@ -10,7 +10,7 @@ import { resendEvents } from '../webhooks/resend';
  * Sends one event again, with its original envelope and id: to the given subscription, or to every
  * enabled subscription whose filters accept it. The attempts are recorded as `manual`.
  */
-export async function redeliverEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string; webhook_id?: string } }) {
+export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { id: string; webhook_id?: string } }) {
   const { partnerId, environment } = ctx.actor;
   return withTransaction(ctx, async (tx) => {
     const [event] = await tx.db

@@ -7,7 +7,9 @@ import { AppError } from '../errors';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
 import type { HttpMethod } from './route-spec';
-import { isPartnerPath, type RouteEntry } from './routes';
+import type { OperatorHandler } from './operator-route';
+import type { OperatorServices } from './operator-services';
+import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -16,6 +18,8 @@ interface Options {
   routes: RouteEntry[];
   /** Handed to every partner handler (the process's services). */
   services: PartnerServices;
+  /** The operator API (/api/...: GraphQL, sign-in) and what its routes need. */
+  operator?: { routes: RouteEntry<OperatorHandler>[]; services: OperatorServices };
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
   readiness: () => Promise<boolean>;
@@ -27,18 +31,27 @@ interface Options {
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, next, readiness }: Options): Server {
-  const partnerListener = getRequestListener(async (request) => {
-    const pathname = new URL(request.url).pathname;
-    for (const route of routes) {
-      const params = route.match(pathname);
-      if (!params) continue;
-      const handler = route.handlers[request.method as HttpMethod];
-      if (!handler) return methodNotAllowed(route, services);
-      return handler(request, { params: Promise.resolve(params), services });
-    }
-    return notFound(pathname);
-  });
+export function createFrontDoor({ routes, services, operator, next, readiness }: Options): Server {
+  const listenerFor = <
+    H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
+    S,
+  >(
+    table: RouteEntry<H>[],
+    routeServices: S,
+  ) =>
+    getRequestListener(async (request) => {
+      const pathname = new URL(request.url).pathname;
+      for (const route of table) {
+        const params = route.match(pathname);
+        if (!params) continue;
+        const handler = route.handlers[request.method as HttpMethod];
+        if (!handler) return methodNotAllowed(route, services);
+        return handler(request, { params: Promise.resolve(params), services: routeServices });
+      }
+      return notFound(pathname);
+    });
+  const partnerListener = listenerFor(routes, services);
+  const operatorListener = operator ? listenerFor(operator.routes, operator.services) : undefined;
 
   const server = createServer(async (req, res) => {
     stampClientAddress(req);
@@ -52,6 +65,7 @@ export function createFrontDoor({ routes, services, next, readiness }: Options):
     // Every handler builds a URL from Host: one that cannot be a host is refused here, in JSON.
     if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
     if (isPartnerPath(pathname)) return partnerListener(req, res);
+    if (operatorListener && isOperatorApiPath(pathname)) return operatorListener(req, res);
     if (next) return next(req, res);
     return partnerListener(req, res);
   });
@@ -111,7 +125,7 @@ function stampClientAddress(req: IncomingMessage): void {
   req.headers[CLIENT_ADDRESS_HEADER] = address;
 }
 
-function methodNotAllowed(route: RouteEntry, services: PartnerServices): Response {
+function methodNotAllowed(route: RouteEntry<unknown>, services: PartnerServices): Response {
   const requestId = newRequestId();
   const allow = Object.keys(route.handlers).join(', ');
   return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, services.log, {

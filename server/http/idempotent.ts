@@ -1,15 +1,15 @@
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type StoredResponse } from '../idempotency/store';
 import { errorResponse } from './error-response';
 import type { PartnerServices } from './services';
 
 interface Options {
   services: PartnerServices;
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   key: string;
   fingerprint: string;
   /** Runs the request's verb on `ctx` (inside the key's transaction) and answers. */
-  execute(ctx: PartnerCtx): Promise<Response>;
+  execute(ctx: TenantCtx): Promise<Response>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { newRequestId } from '../ids';
 import type { z } from 'zod';
-import { contextFor, type PartnerCtx } from '../context';
+import { contextFor, type TenantCtx } from '../context';
 import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
@@ -20,13 +20,7 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
   query?: Q;
   params?: P;
   response: { status: 200 | 201 | 202 | 204; schema: R; description: string };
-  handler(args: {
-    ctx: PartnerCtx;
-    body: Infer<B>;
-    query: Infer<Q>;
-    params: Infer<P>;
-    request: Request;
-  }): Promise<z.input<R> | Alternative>;
+  handler(args: { ctx: TenantCtx; body: Infer<B>; query: Infer<Q>; params: Infer<P>; request: Request }): Promise<z.input<R> | Alternative>;
 }
 
 const ALTERNATIVE = Symbol('alternative answer');
@@ -83,7 +77,7 @@ export function partnerRoute<
         Object.assign(headers, rateLimitHeaders(decision));
         if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
-        const ctx: PartnerCtx = contextFor(
+        const ctx: TenantCtx = contextFor(
           services,
           {
             kind: 'partner',
@@ -109,7 +103,7 @@ export function partnerRoute<
         };
         const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
         if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-        const run = async (on: PartnerCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
+        const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
         if (idempotencyKey === null) return run(ctx);
         const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
         return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });

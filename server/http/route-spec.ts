@@ -26,8 +26,8 @@ export interface RouteSpec {
  * Next's route context, plus the process's services. Partner routes are served only by the front
  * door (server/http/front-door.ts), which passes them; Next never does.
  */
-export type RouteContext = { params: Promise<Record<string, string | string[] | undefined>>; services?: PartnerServices };
-export type WebHandler = (request: Request, context: RouteContext) => Promise<Response>;
+export type RouteContext<S = PartnerServices> = { params: Promise<Record<string, string | string[] | undefined>>; services?: S };
+export type WebHandler<S = PartnerServices> = (request: Request, context: RouteContext<S>) => Promise<Response>;
 export type SpecifiedHandler = WebHandler & { spec: RouteSpec };
 
 export function isSpecifiedHandler(value: unknown): value is SpecifiedHandler {

@@ -1,12 +1,12 @@
 import type { HttpMethod, SpecifiedHandler } from './route-spec';
 
-export interface RouteEntry {
+export interface RouteEntry<H = SpecifiedHandler> {
   /** OpenAPI-style path, e.g. /partner/quotes/{id} */
   path: string;
   /** The same route under the spec's un-prefixed spelling (/webhooks/{id}/test), if it has one. */
   alias?: string;
   file: string;
-  handlers: Partial<Record<HttpMethod, SpecifiedHandler>>;
+  handlers: Partial<Record<HttpMethod, H>>;
   match(pathname: string): Record<string, string> | undefined;
 }
 
@@ -15,7 +15,7 @@ export interface RouteEntry {
 const ALIASES: [canonical: string, alias: string][] = [['/partner/webhooks', '/webhooks']];
 
 /** A route at `path` (/partner/quotes/{id}) with its handlers, matching its alias too. */
-export function routeEntry(path: string, file: string, handlers: RouteEntry['handlers']): RouteEntry {
+export function routeEntry<H>(path: string, file: string, handlers: RouteEntry<H>['handlers']): RouteEntry<H> {
   const aliasRule = ALIASES.find(([prefix]) => path === prefix || path.startsWith(prefix + '/'));
   const alias = aliasRule ? aliasRule[1] + path.slice(aliasRule[0].length) : undefined;
   const matchers = [compile(path), ...(alias ? [compile(alias)] : [])];
@@ -35,11 +35,16 @@ export function routeEntry(path: string, file: string, handlers: RouteEntry['han
 }
 
 /** Static segments win over dynamic ones (/partner/events/types before /partner/events/{id}). */
-export function byMatchOrder(a: RouteEntry, b: RouteEntry): number {
+export function byMatchOrder(a: RouteEntry<unknown>, b: RouteEntry<unknown>): number {
   return dynamicCount(a.path) - dynamicCount(b.path) || a.path.localeCompare(b.path);
 }
 
-/** Paths the front door must dispatch itself rather than hand to Next. */
+/** The operator API (GraphQL, sign-in, exports): dispatched by the front door, like partner routes. */
+export function isOperatorApiPath(pathname: string): boolean {
+  return pathname === '/api' || pathname.startsWith('/api/');
+}
+
+/** Partner paths the front door must dispatch itself rather than hand to Next. */
 export function isPartnerPath(pathname: string): boolean {
   return (
     pathname === '/partner' ||

@@ -1,8 +1,8 @@
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { moveOrder } from './move';
 import type { OrderResource } from './schemas';
 
-export async function cancelOrder({ ctx, input }: { ctx: PartnerCtx; input: { id: string; reason?: string } }): Promise<OrderResource> {
+export async function cancelOrder({ ctx, input }: { ctx: TenantCtx; input: { id: string; reason?: string } }): Promise<OrderResource> {
   return moveOrder({
     ctx,
     input: {

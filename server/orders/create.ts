@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { newId } from '../ids';
 import { orders, quotes } from '@/db/schema';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
 import { emitEvent } from '../events/emit';
 import { enqueue } from '../outbox/enqueue';
@@ -10,7 +10,7 @@ import { unixSeconds, wholeSecond } from '../time';
 import { presentOrder } from './present';
 import type { CreateOrderInput, OrderResource } from './schemas';
 
-export async function createOrder({ ctx, input }: { ctx: PartnerCtx; input: CreateOrderInput }): Promise<OrderResource> {
+export async function createOrder({ ctx, input }: { ctx: TenantCtx; input: CreateOrderInput }): Promise<OrderResource> {
   const { partnerId, environment } = ctx.actor;
   if (input.simulation && environment !== 'sandbox') {
     throw new ForbiddenError('sandbox_only', 'Simulation is available with sandbox credentials only.');

@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { orders } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { NotFoundError } from '../errors';
 import { presentOrder } from './present';
 import type { OrderResource } from './schemas';
 
-export async function getOrder({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<OrderResource> {
+export async function getOrder({ ctx, input }: { ctx: TenantCtx; input: { id: string } }): Promise<OrderResource> {
   const [row] = await ctx.db
     .select()
     .from(orders)

@@ -1,10 +1,10 @@
 import { and, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { orders } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { presentOrder } from './present';
 import type { ListOrdersQuery, OrderResource } from './schemas';
 
-export async function listOrders({ ctx, input }: { ctx: PartnerCtx; input: ListOrdersQuery }) {
+export async function listOrders({ ctx, input }: { ctx: TenantCtx; input: ListOrdersQuery }) {
   const conditions: SQL[] = [eq(orders.partnerId, ctx.actor.partnerId), eq(orders.environment, ctx.actor.environment)];
   if (input.status) conditions.push(eq(orders.status, input.status));
   if (input.external_id) conditions.push(eq(orders.externalId, input.external_id));

@@ -1,5 +1,5 @@
 import { ulidString } from '../common-schemas';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { applyMove, lockOrder } from './move';
 import { COURIER_CANCELLATION } from './scenarios';
@@ -11,7 +11,7 @@ export async function simulateOrder({
   ctx,
   input,
 }: {
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   input: { id: string; status?: OrderStatus };
 }): Promise<OrderResource> {
   if (ctx.actor.environment !== 'sandbox') {

@@ -2,13 +2,13 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { quotes } from '@/db/schema';
 import { newId } from '../ids';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { estimate } from './pricing';
 import { presentQuote } from './present';
 import type { CreateQuoteInput, QuoteResource } from './schemas';
 import { wholeSecondNow } from '../time';
 
-export async function createQuote({ ctx, input }: { ctx: PartnerCtx; input: CreateQuoteInput }): Promise<QuoteResource> {
+export async function createQuote({ ctx, input }: { ctx: TenantCtx; input: CreateQuoteInput }): Promise<QuoteResource> {
   const e = estimate(input.pickup, input.dropoff, ctx.env);
   const now = wholeSecondNow().getTime();
   const pickupEta = now + e.pickupLeadSeconds * 1000;

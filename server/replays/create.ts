@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { webhookReplays } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantActor, type TenantCtx } from '../context';
 import { ConflictError, ValidationError } from '../errors';
 import { newId } from '../ids';
 import { enqueue } from '../outbox/enqueue';
@@ -25,7 +25,7 @@ export async function createReplay({
   ctx,
   input,
 }: {
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   input: CreateReplayInput & { webhookId: string };
 }): Promise<ReplayAnswer> {
   const now = Math.floor(Date.now() / 1000);
@@ -65,7 +65,7 @@ export async function createReplay({
       eventsEnqueued: 0,
       cursor: null,
       jobStep: 0,
-      requestedBy: { kind: 'partner', credential_id: ctx.actor.credentialId },
+      requestedBy: requestedBy(ctx.actor),
       createdAt: new Date(),
       startedAt: null,
       completedAt: null,
@@ -114,4 +114,9 @@ export async function createReplay({
     });
     return { kind: 'replay', replay: await presentReplay(tx, inserted!) };
   });
+}
+
+function requestedBy(actor: TenantActor): Record<string, string> {
+  if (actor.kind === 'partner') return { kind: 'partner', credential_id: actor.credentialId, client_id: actor.clientId };
+  return { kind: 'operator', operator_id: actor.operatorId, ...(actor.email ? { email: actor.email } : {}) };
 }

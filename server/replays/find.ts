@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { webhookReplays } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { NotFoundError } from '../errors';
 import type { ReplayRow } from './present';
 
 /** A replay of the caller's subscription (partner and environment); anything else is a 404. */
-export async function findReplay(ctx: PartnerCtx, webhookId: string, replayId: string, forUpdate = false): Promise<ReplayRow> {
+export async function findReplay(ctx: TenantCtx, webhookId: string, replayId: string, forUpdate = false): Promise<ReplayRow> {
   const query = ctx.db
     .select()
     .from(webhookReplays)

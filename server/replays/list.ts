@@ -1,11 +1,11 @@
 import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import { webhookReplays } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { findSubscription } from '../webhooks/find';
 import { presentReplays } from './present';
 
 /** A subscription's replays, newest first. */
-export async function listReplays({ ctx, input }: { ctx: PartnerCtx; input: { id: string; limit: number; starting_after?: string } }) {
+export async function listReplays({ ctx, input }: { ctx: TenantCtx; input: { id: string; limit: number; starting_after?: string } }) {
   const sub = await findSubscription(ctx, input.id);
   const conditions: SQL[] = [eq(webhookReplays.subscriptionId, sub.id)];
   if (input.starting_after) conditions.push(lt(webhookReplays.id, input.starting_after));

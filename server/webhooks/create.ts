@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { UnprocessableError } from '../errors';
 import { newId } from '../ids';
 import { presentWebhook } from './present';
@@ -14,7 +14,7 @@ export async function createWebhook({
   ctx,
   input,
 }: {
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   input: CreateWebhookInput;
 }): Promise<WebhookResource & { secret: string }> {
   const url = await validateWebhookUrl(ctx, input.url);

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { findSubscription } from './find';
 
 /** Soft delete: the delivery log keeps pointing at the row, but the partner API no longer sees it and nothing is sent to it. */
-export async function deleteWebhook({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }) {
+export async function deleteWebhook({ ctx, input }: { ctx: TenantCtx; input: { id: string } }) {
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id, true);
     await tx.db

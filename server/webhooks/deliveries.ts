@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { unixSeconds } from '../time';
 import { findSubscription } from './find';
 import type { DeliveryResource, ListDeliveriesQuery } from './schemas';
 
 /** The partner's delivery log for one subscription, newest first, each delivery with its attempts. */
-export async function listDeliveries({ ctx, input }: { ctx: PartnerCtx; input: ListDeliveriesQuery & { id: string } }) {
+export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: ListDeliveriesQuery & { id: string } }) {
   const sub = await findSubscription(ctx, input.id);
   const conditions: SQL[] = [eq(webhookDeliveries.subscriptionId, sub.id)];
   if (input.status) conditions.push(eq(webhookDeliveries.status, input.status));

@@ -1,11 +1,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { NotFoundError } from '../errors';
 import type { SubscriptionRow } from './present';
 
 /** A live subscription of the caller's partner and environment; anything else is a 404. */
-export async function findSubscription(ctx: PartnerCtx, id: string, forUpdate = false): Promise<SubscriptionRow> {
+export async function findSubscription(ctx: TenantCtx, id: string, forUpdate = false): Promise<SubscriptionRow> {
   const query = ctx.db
     .select()
     .from(webhookSubscriptions)

@@ -1,10 +1,10 @@
 import { and, desc, eq, isNull, lt, type SQL } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
-import type { PartnerCtx } from '../context';
+import type { TenantCtx } from '../context';
 import { presentWebhook } from './present';
 import type { WebhookResource } from './schemas';
 
-export async function listWebhooks({ ctx, input }: { ctx: PartnerCtx; input: { limit: number; starting_after?: string } }) {
+export async function listWebhooks({ ctx, input }: { ctx: TenantCtx; input: { limit: number; starting_after?: string } }) {
   const conditions: SQL[] = [
     eq(webhookSubscriptions.partnerId, ctx.actor.partnerId),
     eq(webhookSubscriptions.environment, ctx.actor.environment),

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { findSubscription } from './find';
 import { presentWebhook } from './present';
 import type { WebhookResource } from './schemas';
@@ -18,7 +18,7 @@ export async function rotateWebhookSecret({
   ctx,
   input,
 }: {
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   input: { id: string };
 }): Promise<WebhookResource & { secret: string }> {
   const secret = generateWebhookSecret();

@@ -1,11 +1,11 @@
 import type { EventEnvelope } from '@/db/schema';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { emitEvent } from '../events/emit';
 import { findSubscription } from './find';
 import { presentWebhook } from './present';
 
 /** A synthetic webhook.test event, delivered to this subscription only, whatever its filters. */
-export async function sendTestEvent({ ctx, input }: { ctx: PartnerCtx; input: { id: string } }): Promise<EventEnvelope> {
+export async function sendTestEvent({ ctx, input }: { ctx: TenantCtx; input: { id: string } }): Promise<EventEnvelope> {
   return withTransaction(ctx, async (tx) => {
     const row = await findSubscription(tx, input.id);
     const { id, object, url, status } = presentWebhook(row);

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type PartnerCtx } from '../context';
+import { withTransaction, type TenantCtx } from '../context';
 import { findSubscription } from './find';
 import { presentWebhook } from './present';
 import type { UpdateWebhookInput, WebhookResource } from './schemas';
@@ -11,7 +11,7 @@ export async function updateWebhook({
   ctx,
   input,
 }: {
-  ctx: PartnerCtx;
+  ctx: TenantCtx;
   input: UpdateWebhookInput & { id: string };
 }): Promise<WebhookResource> {
   const url = input.url === undefined ? undefined : await validateWebhookUrl(ctx, input.url);

@@ -1,0 +1,23 @@
+import DataLoader from 'dataloader';
+import type { Ctx, OperatorActor } from '@/server/context';
+import type { OperatorSession } from '@/server/sessions/authenticate';
+
+/** What every resolver receives: the signed-in operator's ctx, their session, and this request's loaders. */
+export interface GraphQLContext {
+  ctx: Ctx<OperatorActor>;
+  session: OperatorSession;
+  loaders: Map<string, DataLoader<unknown, unknown>>;
+}
+
+/**
+ * This request's loader named `name`: a list of 50 deliveries asks for their attempts once, not 50
+ * times. Loaders live as long as one request, so nothing is cached across operators.
+ */
+export function loader<K, V>(context: GraphQLContext, name: string, batch: (keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
+  let found = context.loaders.get(name) as DataLoader<K, V> | undefined;
+  if (!found) {
+    found = new DataLoader<K, V>(batch, { maxBatchSize: 500 });
+    context.loaders.set(name, found as DataLoader<unknown, unknown>);
+  }
+  return found;
+}

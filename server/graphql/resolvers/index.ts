@@ -1,0 +1,5 @@
+import type { ClassType } from 'type-graphql';
+import { ViewerResolver } from './viewer';
+
+// Every resolver of the operator API, one line each.
+export const RESOLVERS: [ClassType, ...ClassType[]] = [ViewerResolver];

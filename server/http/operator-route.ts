@@ -1,0 +1,79 @@
+import { contextFor, type Ctx, type OperatorActor } from '../context';
+import { AppError } from '../errors';
+import { newRequestId } from '../ids';
+import { authenticateSession, type OperatorSession } from '../sessions/authenticate';
+import { clientAddressOf } from './authenticate';
+import { errorResponse } from './error-response';
+import type { OperatorServices } from './operator-services';
+import type { RouteContext, WebHandler } from './route-spec';
+import { sessionTokenFrom } from './session-cookie';
+
+export type OperatorHandler = WebHandler<OperatorServices> & { operatorRoute: true };
+
+export function isOperatorHandler(value: unknown): value is OperatorHandler {
+  return typeof value === 'function' && 'operatorRoute' in value;
+}
+
+interface Args {
+  request: Request;
+  services: OperatorServices;
+  requestId: string;
+  /** The caller's address (the socket's, or the trusted proxy's X-Forwarded-For). */
+  address: string;
+}
+
+type Definition =
+  | { session: 'required'; handler(args: Args & { ctx: Ctx<OperatorActor>; session: OperatorSession }): Promise<Response> }
+  | { session: 'none'; handler(args: Args & { ctx: Ctx }): Promise<Response> };
+
+export class SignInRequiredError extends AppError {
+  constructor() {
+    super('unauthenticated', 'unauthenticated', 'Sign in first: this needs an operator session (POST /api/session).');
+  }
+}
+
+/**
+ * The wrapper of every operator API route (/api/...): request id, the session cookie (401 without a
+ * live one), the operator's ctx, error mapping and one log line. Served by the front door like the
+ * partner routes; Next never sees these paths.
+ */
+export function operatorRoute(def: Definition): OperatorHandler {
+  const handle = async (request: Request, context: RouteContext<OperatorServices>): Promise<Response> => {
+    const requestId = newRequestId();
+    const started = performance.now();
+    const services = context.services;
+    if (!services) throw new Error('operator routes are served by the front door (server/http/front-door.ts), not through Next');
+    const address = clientAddressOf(request, services.trustedProxies);
+    let operatorId: string | undefined;
+    let response: Response;
+    try {
+      if (def.session === 'none') {
+        const ctx = contextFor(services, { kind: 'system', name: 'operator-api' }, requestId);
+        response = await def.handler({ request, services, requestId, address, ctx });
+      } else {
+        const token = sessionTokenFrom(request);
+        const session = token ? await authenticateSession(services, token) : undefined;
+        if (!session) throw new SignInRequiredError();
+        operatorId = session.actor.operatorId;
+        const ctx = contextFor(services, session.actor, requestId);
+        response = await def.handler({ request, services, requestId, address, ctx, session });
+      }
+    } catch (error) {
+      response = errorResponse(error, requestId, services.log);
+    }
+    response.headers.set('x-request-id', requestId);
+    services.log.info(
+      {
+        request_id: requestId,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+        operator_id: operatorId,
+      },
+      'operator request',
+    );
+    return response;
+  };
+  return Object.assign(handle, { operatorRoute: true as const });
+}
