@@ -1,0 +1,125 @@
+import { parse } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DEPTH, operationDepth } from '@/server/graphql/limits';
+import { cookieOf, createTestOperator, gql, gqlData, signIn, type TestOperator } from '../support/operator-api';
+import { settle } from '../support/poll';
+import { startTestService, type TestService } from '../support/service';
+
+let svc: TestService;
+let admin: TestOperator;
+let support: TestOperator;
+
+beforeAll(async () => {
+  svc = await startTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: '3', SIGN_IN_FAILURES_PER_ADDRESS: '8' });
+  admin = await createTestOperator(svc, 'admin');
+  support = await createTestOperator(svc, 'support');
+});
+
+const post = (who: TestOperator, body: string, headers: Record<string, string>) =>
+  fetch(`${svc.url}/api/graphql`, { method: 'POST', headers: { cookie: who.cookie, ...headers }, body });
+
+describe('CSRF prevention', () => {
+  it('refuses a simple cross-site style request (text/plain or form POST, a bare GET) even with a valid session', async () => {
+    const fresh = await createTestOperator(svc, 'admin');
+    const query = JSON.stringify({ query: '{ me { operator { id } } }' });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await post(fresh, query, { 'content-type': type });
+      expect(res.status, type).toBe(400);
+      expect(await res.text()).toMatch(/CSRF|preflight/i);
+    }
+    const get = await fetch(`${svc.url}/api/graphql?query=${encodeURIComponent('{ me { operator { id } } }')}`, {
+      headers: { cookie: fresh.cookie },
+    });
+    expect(get.status).toBe(400);
+    const json = await post(fresh, query, { 'content-type': 'application/json' });
+    expect(json.status).toBe(200);
+  });
+});
+
+describe('schema exposure', () => {
+  it('has introspection and the landing page off outside development', async () => {
+    const reply = await gql(admin, '{ __schema { types { name } } }');
+    expect(reply.errors?.[0]?.message).toMatch(/introspection/i);
+    const page = await fetch(`${svc.url}/api/graphql`, { headers: { cookie: admin.cookie, accept: 'text/html' } });
+    expect(await page.text()).not.toMatch(/<html/i);
+  });
+
+  it('has introspection on with NODE_ENV=development', async () => {
+    const dev = await startTestService({ NODE_ENV: 'development' });
+    const op = await createTestOperator(dev, 'support');
+    const data = await gqlData(op, '{ __schema { queryType { name } } }');
+    expect(data.__schema.queryType.name).toBe('Query');
+  });
+});
+
+describe('operation bounds', () => {
+  it('measures depth through fragments and inline fragments', () => {
+    const nested = (n: number): string => (n === 0 ? 'id' : `a { ${nested(n - 1)} }`);
+    expect(operationDepth(parse(`{ ${nested(MAX_DEPTH)} }`))).toBe(MAX_DEPTH + 1);
+    expect(operationDepth(parse('fragment F on Query { me { operator { id } } } query { ...F }'))).toBe(3);
+    expect(operationDepth(parse('query { me { ... on Viewer { operator { id } } } }'))).toBe(3);
+  });
+
+  it('refuses an operation that would cost too much (many aliased pages)', async () => {
+    const pages = Array.from({ length: 120 }, (_, i) => `p${i}: sessions(first: 100) { edges { cursor node { id operatorEmail } } }`).join(
+      ' ',
+    );
+    const reply = await gql(admin, `{ ${pages} }`);
+    expect(reply.errors?.[0]?.extensions?.code).toBe('query_too_costly');
+  });
+});
+
+describe('sessions', () => {
+  it('expire: a session past OPERATOR_SESSION_HOURS is refused', async () => {
+    const short = await startTestService({ OPERATOR_SESSION_HOURS: '0.0005' });
+    const op = await createTestOperator(short, 'support');
+    expect((await gql(op, '{ me { operator { id } } }')).status).toBe(200);
+    await settle(2000, 'the session lifetime (0.0005 h = 1.8 s) to pass');
+    const reply = await gql(op, '{ me { operator { id } } }');
+    expect(reply.status).toBe(401);
+    expect(reply.errors?.[0]?.extensions?.code).toBe('unauthenticated');
+  });
+
+  it('sign-out ends only that session; an admin can revoke anyone else’s', async () => {
+    const first = await createTestOperator(svc, 'support');
+    const second = { ...first, cookie: cookieOf(await signIn(svc.url, first.email, first.password)) };
+    const out = await fetch(`${svc.url}/api/session`, { method: 'DELETE', headers: { cookie: first.cookie } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toMatch(/pdp_session=; .*Max-Age=0/);
+    expect((await gql(first, '{ me { operator { id } } }')).status).toBe(401);
+    const mine = await gqlData(second, '{ me { sessionId } }');
+    expect((await gql(second, '{ me { operator { id } } }')).status).toBe(200);
+
+    // support cannot end another operator's session; an admin can.
+    const other = await createTestOperator(svc, 'support');
+    const refused = await gql(other, 'mutation($id: ID!) { revokeSession(id: $id) }', { id: mine.me.sessionId });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('forbidden');
+    const listed = await gqlData(admin, 'query($op: ID) { sessions(operatorId: $op) { nodes { id current } } }', { op: first.id });
+    expect(listed.sessions.nodes.map((s: { id: string }) => s.id)).toEqual([mine.me.sessionId]);
+    await gqlData(admin, 'mutation($id: ID!) { revokeSession(id: $id) }', { id: mine.me.sessionId });
+    expect((await gql(second, '{ me { operator { id } } }')).status).toBe(401);
+  });
+
+  it('lists no token or hash', async () => {
+    const data = await gqlData(admin, '{ sessions { nodes { id operatorEmail current } } }');
+    expect(JSON.stringify(data)).not.toContain(admin.cookie.split('=')[1]);
+  });
+});
+
+describe('sign-in throttle', () => {
+  it('answers 429 after 3 failures for an account, even with the right password then, and other accounts still sign in', async () => {
+    const victim = await createTestOperator(svc, 'support');
+    for (let i = 0; i < 3; i++) expect((await signIn(svc.url, victim.email, 'wrong-password-123')).status).toBe(401);
+    const blocked = await signIn(svc.url, victim.email, victim.password);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await signIn(svc.url, support.email, support.password)).status).toBe(200);
+  });
+
+  it('answers 429 to an address that failed too often across accounts', async () => {
+    const own = await startTestService({ SIGN_IN_FAILURES_PER_ADDRESS: '4', SIGN_IN_FAILURES_PER_ACCOUNT: '100' });
+    const op = await createTestOperator(own, 'admin');
+    for (let i = 0; i < 4; i++) await signIn(own.url, `guess${i}@example.com`, 'wrong-password-123');
+    expect((await signIn(own.url, op.email, op.password)).status).toBe(429);
+  });
+});
