@@ -19,6 +19,7 @@ export function printBanner(service: RunningProcess, env: Env, startMs: number):
       `  X-Client-ID: ${demo.sandbox.client_id}`,
       `  X-API-Key:   ${demo.sandbox.api_key}`,
       `Demo operator: ${demo.operator.email} / ${demo.operator.password}`,
+      `  sign in at ${url}/login (console), or POST ${url}/api/session for the GraphQL API at ${url}/api/graphql`,
       '',
       'First quote:',
       `  curl -sS -X POST ${url}/partner/quotes \\`,

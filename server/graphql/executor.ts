@@ -23,6 +23,8 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
   const apollo = new ApolloServer<GraphQLContext & BaseContext>({
     schema,
     csrfPrevention: true,
+    // The process's own shutdown stops Apollo (server/boot); Apollo's signal handlers would race it.
+    stopOnTerminationSignals: false,
     introspection: development,
     includeStacktraceInErrorResponses: false,
     formatError,

@@ -25,6 +25,8 @@ interface Started {
 interface Banner {
   clientId?: string;
   apiKey?: string;
+  /** The demo operator's e-mail and password. */
+  operator?: [string, string];
   curl?: string;
 }
 
@@ -67,6 +69,7 @@ function parseBanner(text: string): Banner {
   return {
     clientId: /X-Client-ID: (\S+)/.exec(text)?.[1],
     apiKey: /X-API-Key:\s+(\S+)/.exec(text)?.[1],
+    operator: /Demo operator: (\S+) \/ (\S+)/.exec(text)?.slice(1, 3) as [string, string] | undefined,
     curl,
   };
 }
@@ -206,6 +209,23 @@ describe('npm start without DATABASE_URL (console off)', () => {
     expect(existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
   }, 90_000);
+
+  it('the printed demo operator signs in and reads the operator API', async () => {
+    const [email, password] = first.banner.operator!;
+    const signedIn = await fetch(`${first.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const me = await fetch(`${first.url}/api/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ query: '{ me { operator { email role } } }' }),
+    });
+    expect(await me.json()).toEqual({ data: { me: { operator: { email, role: 'admin' } } } });
+  }, 30_000);
 
   it('the printed curl line, pasted into bash as is, creates a quote (201)', async () => {
     const body = await runBash(first.banner.curl!);
