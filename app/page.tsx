@@ -5,7 +5,9 @@ export default function Home() {
       <p>
         The partner API lives under <code>/partner</code>; its reference is <a href="/partner/openapi.json">/partner/openapi.json</a>.
       </p>
-      <p>The operator console arrives in a later release.</p>
+      <p>
+        Operators: <a href="/login">sign in</a>. The operator API is GraphQL at <code>/api/graphql</code> (README, “Operator API”).
+      </p>
     </main>
   );
 }

@@ -1,0 +1,53 @@
+'use client';
+
+import { useState, type FormEvent } from 'react';
+
+// Sign-in for operators: POST /api/session sets the http-only session cookie; the console and
+// /api/graphql read it. One message for a wrong e-mail or password.
+export default function LoginPage() {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const form = new FormData(event.currentTarget);
+    const res = await fetch('/api/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: form.get('email'), password: form.get('password') }),
+    }).catch(() => undefined);
+    setBusy(false);
+    if (res?.ok) {
+      window.location.assign(new URLSearchParams(window.location.search).get('next') ?? '/');
+      return;
+    }
+    const body = (await res?.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    setError(body?.error?.message ?? 'The service did not answer; try again.');
+  }
+
+  return (
+    <main>
+      <h1>Operator sign-in</h1>
+      <form onSubmit={submit} style={{ display: 'grid', gap: '0.75rem', maxWidth: 320 }}>
+        <label>
+          E-mail
+          <input name="email" type="email" autoComplete="username" required style={{ display: 'block', width: '100%' }} />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autoComplete="current-password" required style={{ display: 'block', width: '100%' }} />
+        </label>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        {error && (
+          <p role="alert" style={{ color: '#b00020' }}>
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
