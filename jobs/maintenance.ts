@@ -1,6 +1,7 @@
 import { purgeOldEvents } from '@/server/events/retention';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
 import { PURGE_EXPIRED } from '@/server/outbox/queues';
+import { purgeOldSessions } from '@/server/sessions/purge';
 import { defineJob, jobContext } from './definition';
 
 export const purgeExpiredJob = defineJob({
@@ -9,7 +10,9 @@ export const purgeExpiredJob = defineJob({
   settings: { policy: 'singleton', retryLimit: 2, expireInSeconds: 40 },
   async handle(_data, deps) {
     const keys = await purgeExpiredIdempotencyKeys(deps.db);
-    const events = await purgeOldEvents({ ctx: jobContext(deps, PURGE_EXPIRED.name) });
-    deps.log.info({ idempotency_keys: keys, events }, 'purged expired rows');
+    const ctx = jobContext(deps, PURGE_EXPIRED.name);
+    const events = await purgeOldEvents({ ctx });
+    const { attempts, sessions } = await purgeOldSessions({ ctx });
+    deps.log.info({ idempotency_keys: keys, events, sign_in_attempts: attempts, sessions }, 'purged expired rows');
   },
 });

@@ -1,6 +1,9 @@
 import { parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { cliContext } from '@/server/cli/operator-context';
 import { MAX_DEPTH, operationDepth } from '@/server/graphql/limits';
+import { purgeOldSessions } from '@/server/sessions/purge';
 import { cookieOf, createTestOperator, gql, gqlData, signIn, type TestOperator } from '../support/operator-api';
 import { settle } from '../support/poll';
 import { startTestService, type TestService } from '../support/service';
@@ -103,6 +106,21 @@ describe('sessions', () => {
   it('lists no token or hash', async () => {
     const data = await gqlData(admin, '{ sessions { nodes { id operatorEmail current } } }');
     expect(JSON.stringify(data)).not.toContain(admin.cookie.split('=')[1]);
+  });
+});
+
+describe('purging', () => {
+  it('deletes sign-in attempts older than a day and sessions ended over 30 days ago, and nothing newer', async () => {
+    const op = await createTestOperator(svc, 'support');
+    await svc.rt.db.execute(sql`update sign_in_attempts set at = now() - interval '25 hours' where email = ${op.email}`);
+    await svc.rt.db.execute(sql`update operator_sessions set expires_at = now() - interval '31 days' where operator_id = ${op.id}`);
+    const live = await createTestOperator(svc, 'support');
+    const purged = await purgeOldSessions({ ctx: cliContext(svc.rt) });
+    expect(purged).toEqual({ attempts: 1, sessions: 1 });
+    const [left] = await svc.rt.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from operator_sessions where operator_id = ${live.id}`,
+    );
+    expect(left!.n).toBe(1);
   });
 });
 
