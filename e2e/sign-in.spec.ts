@@ -27,3 +27,21 @@ test('the demo admin signs in at /login with what npm start printed; a wrong pas
   });
   expect(me.data.me.operator).toEqual({ email: process.env.E2E_OPERATOR_EMAIL, role: 'admin' });
 });
+
+test('the console needs a session: / sends a visitor to sign in and back; the header names the operator and role; sign-out ends it', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login\?next=%2F$/);
+  await page.getByLabel('E-mail').fill(process.env.E2E_OPERATOR_EMAIL!);
+  await page.getByLabel('Password').fill(process.env.E2E_OPERATOR_PASSWORD!);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  await expect(page.getByLabel('Signed in as')).toHaveText(`${process.env.E2E_OPERATOR_EMAIL} (admin)`);
+  await page.screenshot({ path: test.info().outputPath('overview.png'), fullPage: true });
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login/);
+});

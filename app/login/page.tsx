@@ -20,7 +20,9 @@ export default function LoginPage() {
     }).catch(() => undefined);
     setBusy(false);
     if (res?.ok) {
-      window.location.assign(new URLSearchParams(window.location.search).get('next') ?? '/');
+      // Only a path of this site: `next=https://elsewhere` must not turn sign-in into a redirector.
+      const next = new URLSearchParams(window.location.search).get('next') ?? '/';
+      window.location.assign(next.startsWith('/') && !next.startsWith('//') ? next : '/');
       return;
     }
     const body = (await res?.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
