@@ -47,7 +47,9 @@ export const webhookResource = z
     disabled_reason: z
       .string()
       .nullable()
-      .meta({ description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner' }),
+      .meta({
+        description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner, disabled_by_operator (support or an admin)',
+      }),
     created: unixTime,
     updated: unixTime,
   })
