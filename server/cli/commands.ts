@@ -43,10 +43,19 @@ const goLive = (decision: GoLiveDecision, summary: string) =>
   command({
     words: ['go-live', decision],
     summary,
-    flags: { partner },
-    input: (f) => ({ partnerId: value.id('partner', f.partner!), decision }),
-    run: (ctx, input) => decideGoLive({ ctx, input }),
-    describe: (r) => `Go-live review of partner ${r.id} is now '${r.go_live_status}'.`,
+    flags: { partner, note: { value: 'text', optional: true } },
+    input: (f) => ({
+      partnerId: value.id('partner', f.partner!),
+      decision,
+      note: f.note === undefined ? undefined : value.text('note', f.note, 2000),
+    }),
+    run: async (ctx, input) => {
+      const { go_live_note, ...review } = await decideGoLive({ ctx, input });
+      // The JSON scripts already read stays as it was when no note is given.
+      return go_live_note === null ? review : { ...review, go_live_note };
+    },
+    describe: (r) =>
+      `Go-live review of partner ${r.id} is now '${r.go_live_status}'${'go_live_note' in r ? ` (note: ${r.go_live_note})` : ''}.`,
   });
 
 export const COMMANDS: readonly Command[] = [
@@ -55,7 +64,10 @@ export const COMMANDS: readonly Command[] = [
     summary: 'Create a partner; prints its id.',
     flags: { name: { value: 'name' } },
     input: (f) => ({ name: value.text('name', f.name!) }),
-    run: (ctx, input) => createPartner({ ctx, input }),
+    run: async (ctx, input) => {
+      const { id, name } = await createPartner({ ctx, input });
+      return { id, name };
+    },
     describe: (r) => `Created partner ${r.id} (${r.name}).`,
   }),
   command({

@@ -4,14 +4,15 @@ import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { parseOrThrow } from '../validation';
+import { presentPartner, type PartnerSummary } from './present';
 
 export const createPartnerInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
 
-export async function createPartner({ ctx, input }: { ctx: Ctx; input: z.input<typeof createPartnerInput> }) {
+export async function createPartner({ ctx, input }: { ctx: Ctx; input: z.input<typeof createPartnerInput> }): Promise<PartnerSummary> {
   const { name } = parseOrThrow(createPartnerInput, input);
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db.insert(partners).values({ id: newId(), name }).returning();
     await recordAudit(tx, { action: 'partner.create', targetType: 'partner', targetId: row!.id, after: { name } });
-    return { id: row!.id, name: row!.name };
+    return presentPartner(ctx.env, row!);
   });
 }

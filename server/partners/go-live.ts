@@ -1,11 +1,13 @@
 import { eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { ConflictError } from '../errors';
+import { isStorableText, parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
+import type { GoLiveStatus } from './present';
 
-type GoLiveStatus = (typeof partners.$inferSelect)['goLiveStatus'];
 export type GoLiveDecision = 'request' | 'approve' | 'reject';
 
 // The go-live review, one table: a partner asks after UAT, an operator approves or rejects what was
@@ -16,21 +18,30 @@ const MOVES: Record<GoLiveDecision, { from: GoLiveStatus[]; to: GoLiveStatus }> 
   reject: { from: ['requested'], to: 'rejected' },
 };
 
-export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: { partnerId: string; decision: GoLiveDecision } }) {
-  const move = MOVES[input.decision];
+export const decideGoLiveInput = z.strictObject({
+  partnerId: z.string().min(1),
+  decision: z.enum(['request', 'approve', 'reject']),
+  // Why rejected, what was checked: kept with the partner until the next decision replaces it.
+  note: z.string().trim().max(2000).refine(isStorableText, 'text must not contain U+0000 or an unpaired surrogate').optional(),
+});
+
+export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<typeof decideGoLiveInput> }) {
+  const { partnerId, decision, note } = parseOrThrow(decideGoLiveInput, input);
+  const move = MOVES[decision];
+  const goLiveNote = note || null;
   return withTransaction(ctx, async (tx) => {
-    const partner = await findPartnerOrThrow(tx, input.partnerId, true);
+    const partner = await findPartnerOrThrow(tx, partnerId, true);
     if (!move.from.includes(partner.goLiveStatus)) {
-      throw new ConflictError('invalid_go_live_transition', `Cannot ${input.decision} go-live: the review is '${partner.goLiveStatus}'.`);
+      throw new ConflictError('invalid_go_live_transition', `Cannot ${decision} go-live: the review is '${partner.goLiveStatus}'.`);
     }
-    await tx.db.update(partners).set({ goLiveStatus: move.to }).where(eq(partners.id, partner.id));
+    await tx.db.update(partners).set({ goLiveStatus: move.to, goLiveNote }).where(eq(partners.id, partner.id));
     await recordAudit(tx, {
-      action: `partner.go_live.${input.decision}`,
+      action: `partner.go_live.${decision}`,
       targetType: 'partner',
       targetId: partner.id,
-      before: { go_live_status: partner.goLiveStatus },
-      after: { go_live_status: move.to },
+      before: { go_live_status: partner.goLiveStatus, go_live_note: partner.goLiveNote },
+      after: { go_live_status: move.to, go_live_note: goLiveNote },
     });
-    return { id: partner.id, go_live_status: move.to };
+    return { id: partner.id, go_live_status: move.to, go_live_note: goLiveNote };
   });
 }

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
+import { rateLimitOf } from './present';
 
 export const setRateLimitInput = z.strictObject({
   partnerId: z.string().min(1),
@@ -24,10 +25,7 @@ export async function setRateLimit({ ctx, input }: { ctx: Ctx; input: z.input<ty
       before: { per_second: partner.rateLimitPerSecond },
       after: { per_second: perSecond },
     });
-    return {
-      id: partnerId,
-      rate_limit_per_second: perSecond ?? ctx.env.RATE_LIMIT_PER_SECOND,
-      burst: perSecond ? perSecond * 2 : ctx.env.RATE_LIMIT_BURST,
-    };
+    const limit = rateLimitOf(ctx.env, partnerId, perSecond);
+    return { id: partnerId, rate_limit_per_second: limit.perSecond, burst: limit.burst };
   });
 }

@@ -44,10 +44,9 @@ export const webhookResource = z
     description: z.string().nullable(),
     event_filters: z.array(z.string()),
     status: z.enum(['enabled', 'disabled']),
-    disabled_reason: z
-      .string()
-      .nullable()
-      .meta({ description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner' }),
+    disabled_reason: z.string().nullable().meta({
+      description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner, disabled_by_operator (support or an admin)',
+    }),
     created: unixTime,
     updated: unixTime,
   })

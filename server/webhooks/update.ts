@@ -23,7 +23,7 @@ export async function updateWebhook({
         : input.status === 'enabled'
           ? // Re-enabling starts the failure clock afresh.
             { status: 'enabled' as const, disabledReason: null, failingSince: null }
-          : { status: 'disabled' as const, disabledReason: 'disabled_by_partner' };
+          : { status: 'disabled' as const, disabledReason: ctx.actor.kind === 'operator' ? 'disabled_by_operator' : 'disabled_by_partner' };
     const [updated] = await tx.db
       .update(webhookSubscriptions)
       .set({

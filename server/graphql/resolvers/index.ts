@@ -1,5 +1,8 @@
 import type { ClassType } from 'type-graphql';
+import { PartnerAdminResolver } from './partner-admin';
+import { PartnerResolver } from './partners';
 import { ViewerResolver } from './viewer';
+import { WebhookSubscriptionResolver } from './webhook-subscriptions';
 
 // Every resolver of the operator API, one line each.
-export const RESOLVERS: [ClassType, ...ClassType[]] = [ViewerResolver];
+export const RESOLVERS: [ClassType, ...ClassType[]] = [ViewerResolver, PartnerResolver, PartnerAdminResolver, WebhookSubscriptionResolver];

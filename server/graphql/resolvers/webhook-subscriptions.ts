@@ -1,0 +1,33 @@
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { setSubscriptionStatus } from '@/server/webhooks/set-status';
+import { webhookSuccessRates, type SuccessRate } from '@/server/webhooks/success-rates';
+import { loader, type GraphQLContext } from '../context';
+import { DeliverySuccessRate, SUBSCRIPTION_STATUSES, WebhookSubscription } from '../types/partner';
+
+const SUCCESS_RATE_HOURS = 24;
+
+@Resolver(() => WebhookSubscription)
+export class WebhookSubscriptionResolver {
+  @Authorized()
+  @FieldResolver(() => DeliverySuccessRate, { description: 'How its delivery attempts fared over the last 24 hours.' })
+  successRate(@Root() subscription: WebhookSubscription, @Ctx() context: GraphQLContext): Promise<DeliverySuccessRate> {
+    const rates = loader<string, SuccessRate>(context, 'webhookSuccessRates', async (subscriptionIds) => {
+      const found = await webhookSuccessRates({ ctx: context.ctx, input: { subscriptionIds, hours: SUCCESS_RATE_HOURS } });
+      return subscriptionIds.map((id) => found.get(id)!);
+    });
+    return rates.load(subscription.id);
+  }
+
+  @Authorized('support')
+  @Mutation(() => WebhookSubscription, {
+    description:
+      "Enables or disables any partner's subscription, as the partner's PATCH /partner/webhooks/{id} would; enabling restarts its failure clock.",
+  })
+  setSubscriptionStatus(
+    @Ctx() { ctx }: GraphQLContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('status', () => SUBSCRIPTION_STATUSES) status: keyof typeof SUBSCRIPTION_STATUSES,
+  ): Promise<WebhookSubscription> {
+    return setSubscriptionStatus({ ctx, input: { id, status } });
+  }
+}

@@ -1,0 +1,196 @@
+import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { Environment } from '@/server/context';
+import type { GoLiveStatus } from '@/server/partners/present';
+
+export const ENVIRONMENTS = { sandbox: 'sandbox', production: 'production' } as const satisfies Record<Environment, Environment>;
+registerEnumType(ENVIRONMENTS, { name: 'Environment' });
+
+export const GO_LIVE_STATUSES = {
+  not_requested: 'not_requested',
+  requested: 'requested',
+  approved: 'approved',
+  rejected: 'rejected',
+} as const satisfies Record<GoLiveStatus, GoLiveStatus>;
+registerEnumType(GO_LIVE_STATUSES, { name: 'GoLiveStatus', description: 'Production credentials need approved.' });
+
+@ObjectType('GoLiveReview')
+export class GoLiveReview {
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => GO_LIVE_STATUSES)
+  status!: GoLiveStatus;
+
+  @Field(() => String, { nullable: true, description: "The reviewer's note on the last decision." })
+  note!: string | null;
+}
+
+@ObjectType('RateLimit', { description: 'Requests per second per credential on the partner API.' })
+export class RateLimit {
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => Int, { nullable: true, description: "The partner's own limit; null: the platform default." })
+  override!: number | null;
+
+  @Field(() => Int, { description: 'What each credential gets: the override, or the platform default.' })
+  perSecond!: number;
+
+  @Field(() => Int)
+  burst!: number;
+}
+
+@ObjectType('Partner')
+export class Partner {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => GoLiveReview)
+  goLive!: GoLiveReview;
+
+  @Field(() => RateLimit)
+  rateLimit!: RateLimit;
+}
+
+@ObjectType('Credential', {
+  description: "A partner's API credential. The key is shown once, when issued; neither it nor its hash is readable here.",
+})
+export class Credential {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => String, { description: 'Sent as X-Client-ID.' })
+  clientId!: string;
+
+  @Field(() => ENVIRONMENTS)
+  environment!: Environment;
+
+  @Field(() => String, { description: "The key's last four characters, to tell keys apart." })
+  keyLast4!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  revokedAt!: Date | null;
+}
+
+@ObjectType('IssuedCredential')
+export class IssuedCredential {
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => String)
+  clientId!: string;
+
+  @Field(() => ENVIRONMENTS)
+  environment!: Environment;
+
+  @Field(() => String, { description: 'The API key: shown in this answer only (just its SHA-256 is stored). Store it now.' })
+  key!: string;
+}
+
+@ObjectType('RevokedCredential')
+export class RevokedCredential {
+  @Field(() => String)
+  clientId!: string;
+
+  @Field(() => Date, { description: 'Every service process refuses the key within a few seconds of this.' })
+  revokedAt!: Date;
+}
+
+@ObjectType('AllowlistEntry', { description: 'An address range the partner API accepts the partner from (none: any address).' })
+export class AllowlistEntry {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => String, { description: 'Normalised: 203.0.113.0/24, 2001:db8::/32; a bare address is /32 or /128.' })
+  cidr!: string;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+}
+
+@ObjectType('AllowlistEdit')
+export class AllowlistEdit {
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => String, { description: 'As stored (normalised).' })
+  cidr!: string;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+}
+
+export const SUBSCRIPTION_STATUSES = { enabled: 'enabled', disabled: 'disabled' } as const;
+registerEnumType(SUBSCRIPTION_STATUSES, { name: 'WebhookSubscriptionStatus' });
+
+@ObjectType('WebhookSubscription', { description: 'A partner endpoint. Its signing secrets are never readable here.' })
+export class WebhookSubscription {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => ENVIRONMENTS)
+  environment!: Environment;
+
+  @Field(() => String)
+  url!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => [String], { description: 'Event types delivered; empty: every type.' })
+  eventFilters!: string[];
+
+  @Field(() => SUBSCRIPTION_STATUSES)
+  status!: keyof typeof SUBSCRIPTION_STATUSES;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner, disabled_by_operator.',
+  })
+  disabledReason!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'First failed attempt since the last success; null while it succeeds.' })
+  failingSince!: Date | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date)
+  updatedAt!: Date;
+}
+
+@ObjectType('DeliverySuccessRate')
+export class DeliverySuccessRate {
+  @Field(() => Int, { description: 'Attempts started since `since`: scheduled, manual and replayed.' })
+  attempts!: number;
+
+  @Field(() => Int)
+  succeeded!: number;
+
+  @Field(() => Float, { nullable: true, description: 'succeeded / attempts; null without attempts.' })
+  ratio!: number | null;
+
+  @Field(() => Date)
+  since!: Date;
+}
