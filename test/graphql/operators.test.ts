@@ -142,6 +142,23 @@ describe('changeOperatorRole', () => {
     await changeOperatorRole({ ctx: cliContext(svc.rt, 'test'), input: { id: admin.id, role: 'admin' } });
   });
 
+  it('two admins demoting each other at once: one wins, one is refused, one admin remains', async () => {
+    const admins = await sql`select id from operators where role = 'admin'`;
+    const ctx = cliContext(svc.rt, 'test');
+    // Down to exactly two admins: `admin` and one other.
+    for (const { id } of admins.filter((a) => a.id !== admin.id).slice(1))
+      await changeOperatorRole({ ctx, input: { id, role: 'support' } });
+    const two = (await sql`select id from operators where role = 'admin'`).map((r) => r.id as string);
+    expect(two).toHaveLength(2);
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.allSettled(two.map((id) => changeOperatorRole({ ctx, input: { id, role: 'support' } })));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'last_admin' } });
+      expect(await sql`select count(*)::int as n from operators where role = 'admin'`).toEqual([{ n: 1 }]);
+      for (const id of two) await changeOperatorRole({ ctx, input: { id, role: 'admin' } });
+    }
+  });
+
   it('answers resource_missing for an unknown id, and a no-op for the same role writes no audit entry', async () => {
     const missing = await gql(admin, SET_ROLE, { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', role: 'admin' });
     expect(missing.errors?.[0]?.extensions?.code).toBe('resource_missing');
