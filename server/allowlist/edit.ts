@@ -22,6 +22,12 @@ export async function addAllowlistEntry({ ctx, input }: { ctx: Ctx; input: { par
   }
   return withTransaction(ctx, async (tx) => {
     await findPartnerOrThrow(tx, input.partnerId);
+    // A relabel records the label it replaced.
+    const [previous] = await tx.db
+      .select({ label: allowlistEntries.label })
+      .from(allowlistEntries)
+      .where(and(eq(allowlistEntries.partnerId, input.partnerId), eq(allowlistEntries.cidr, cidr)))
+      .for('update');
     const [row] = await tx.db
       .insert(allowlistEntries)
       .values({ id: newId(), partnerId: input.partnerId, cidr, label: input.label ?? null })
@@ -31,6 +37,7 @@ export async function addAllowlistEntry({ ctx, input }: { ctx: Ctx; input: { par
       action: 'allowlist.add',
       targetType: 'partner',
       targetId: input.partnerId,
+      before: previous ? { cidr, label: previous.label } : null,
       after: { cidr, label: row!.label },
     });
     return { partner_id: input.partnerId, cidr, label: row!.label };

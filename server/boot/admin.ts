@@ -2,7 +2,9 @@ import { parseCommandLine, wantsJson, type CommandLine } from '@/server/cli/args
 import { helpJson, helpText } from '@/server/cli/help';
 import { createCliLogger } from '@/server/cli/logger';
 import { cliContext } from '@/server/cli/operator-context';
+import type { CliIo } from '@/server/cli/commands';
 import { print, reportFailure, toFailure } from '@/server/cli/output';
+import { readStdinLine } from '@/server/cli/stdin';
 import { loadEnv, type Env } from '@/server/config/env';
 import type { Logger } from '@/server/logger';
 import { openDatabase } from './open-database';
@@ -15,6 +17,7 @@ import { createRuntime } from './runtime';
 /** Undone in reverse order on the way out: job queue, pool, then an embedded Postgres this process started. */
 const cleanups: Array<() => Promise<unknown>> = [];
 let log: Logger | undefined;
+const cliIo: CliIo = { stdinLine: () => readStdinLine(), warn: (message) => void process.stderr.write(message + '\n') };
 
 async function main(argv: string[]): Promise<number> {
   const json = wantsJson(argv);
@@ -28,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     input = line.command.input(line.flags);
+    if (line.command.fromStdin) input = await line.command.fromStdin(input, cliIo);
     env = loadEnv();
   } catch (e) {
     return reportFailure(json, toFailure(e));

@@ -2,6 +2,7 @@ import { addAllowlistEntry, removeAllowlistEntry } from '../allowlist/edit';
 import type { Ctx, OperatorActor } from '../context';
 import { issueCredential } from '../credentials/issue';
 import { revokeCredential } from '../credentials/revoke';
+import { changeOperatorRole } from '../operators/change-role';
 import { createOperator } from '../operators/create';
 import { advanceOrder } from '../orders/advance';
 import { ORDER_STATUSES } from '../orders/state-machine';
@@ -12,6 +13,14 @@ import * as value from './flag-values';
 import { UsageError } from './usage-error';
 
 export type Flags = Record<string, string>;
+
+/** What a command may read or say besides its flags and its answer. */
+export interface CliIo {
+  /** The first line piped on stdin; undefined when stdin is a terminal or empty. */
+  stdinLine(): Promise<string | undefined>;
+  /** A line on stderr (stdout carries only the answer). */
+  warn(message: string): void;
+}
 
 export interface FlagSpec {
   /** The placeholder shown in usage: `--name <name>`. */
@@ -25,6 +34,8 @@ export interface Command<I = unknown, R = unknown> {
   flags: Record<string, FlagSpec>;
   /** Checks and converts the flags without the database; throws UsageError. */
   input(flags: Flags): I;
+  /** Completes the input from what is piped on stdin (a password), still before the database is opened. */
+  fromStdin?(input: I, io: CliIo): Promise<I>;
   run(ctx: Ctx<OperatorActor>, input: I): Promise<R>;
   /** The short human-readable answer (without --json). */
   describe(result: R, input: I): string;
@@ -124,15 +135,43 @@ export const COMMANDS: readonly Command[] = [
   }),
   command({
     words: ['operator', 'create'],
-    summary: 'Create a console operator (admin: everything; support: read, replay, endpoints).',
-    flags: { email: { value: 'email' }, password: { value: 'password' }, role: { value: 'admin|support' } },
+    summary:
+      'Create a console operator (admin: everything; support: read, replay, endpoints). The password is the first line on stdin ' +
+      'when stdin is not a terminal; otherwise one is generated and printed once. --password is deprecated: a password on the ' +
+      'command line lands in shell history and the process list.',
+    flags: { email: { value: 'email' }, role: { value: 'admin|support' }, password: { value: 'password', optional: true } },
     input: (f) => ({
       email: value.email('email', f.email!),
-      password: value.password('password', f.password!),
+      password: f.password === undefined ? undefined : value.password('password', f.password),
       role: value.oneOf('role', f.role!, ['admin', 'support']),
     }),
-    run: (ctx, input) => createOperator({ ctx, input }),
-    describe: (r) => `Created ${r.role} operator ${r.email} (${r.id}).`,
+    fromStdin: async (input, io) => {
+      if (input.password !== undefined) {
+        io.warn('warning: --password is deprecated (it lands in shell history); pipe the password on stdin instead.');
+        return input;
+      }
+      const line = await io.stdinLine();
+      return line === undefined ? input : { ...input, password: value.password('password', line, 'password on stdin') };
+    },
+    run: async (ctx, input) => {
+      const { id, email, role, generatedPassword } = await createOperator({ ctx, input });
+      return { id, email, role, ...(generatedPassword ? { generated_password: generatedPassword } : {}) };
+    },
+    describe: (r) =>
+      `Created ${r.role} operator ${r.email} (${r.id}).` +
+      (r.generated_password ? `\nPassword: ${r.generated_password}  (not shown again; store it now)` : ''),
+  }),
+  command({
+    words: ['operator', 'set-role'],
+    summary: "Change an operator's role; it applies from their next request. Refused when it would leave no admin.",
+    flags: { id: { value: 'id' }, role: { value: 'admin|support' } },
+    input: (f) => ({ id: value.id('id', f.id!), role: value.oneOf('role', f.role!, ['admin', 'support']) }),
+    run: async (ctx, input) => {
+      const { id, email, role, changed } = await changeOperatorRole({ ctx, input });
+      return { id, email, role, changed };
+    },
+    describe: (r) =>
+      r.changed ? `Operator ${r.email} (${r.id}) is now ${r.role}.` : `Operator ${r.email} (${r.id}) is already ${r.role}.`,
   }),
   command({
     words: ['order', 'advance'],

@@ -48,8 +48,10 @@ export function email(flag: string, value: string): string {
   return trimmed.toLowerCase();
 }
 
-export function password(flag: string, value: string): string {
-  if (value.length < 12) throw invalid(flag, 'at least 12 characters.');
-  if (value.length > 200) throw invalid(flag, 'at most 200 characters.');
+/** `source` names where the value came from in the message, when not the flag itself (stdin). */
+export function password(flag: string, value: string, source = `--${flag}`): string {
+  const refuse = (message: string) => new UsageError('parameter_invalid', `Invalid ${source}: ${message}`, flag);
+  if (value.length < 12) throw refuse('at least 12 characters.');
+  if (value.length > 200) throw refuse('at most 200 characters.');
   return value;
 }

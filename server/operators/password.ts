@@ -24,3 +24,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 // Compared against when the e-mail is unknown, so a wrong address costs the same time as a wrong password.
 export const UNKNOWN_OPERATOR_HASH = `scrypt$${N}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(32).toString('base64')}`;
+
+/** A password for an operator created without one: 144 random bits, shown once to whoever created it. */
+export function generatePassword(): string {
+  return randomBytes(18).toString('base64url');
+}

@@ -19,7 +19,13 @@ export async function cancelReplay({ ctx, input }: { ctx: TenantCtx; input: { id
       .set({ status: 'cancelled', completedAt: new Date() })
       .where(eq(webhookReplays.id, row.id))
       .returning();
-    await recordAudit(tx, { action: 'webhook.replay.cancel', targetType: 'webhook_replay', targetId: row.id });
+    await recordAudit(tx, {
+      action: 'webhook.replay.cancel',
+      targetType: 'webhook_replay',
+      targetId: row.id,
+      before: { status: row.status },
+      after: { status: 'cancelled' },
+    });
     return presentReplay(tx, updated!);
   });
 }

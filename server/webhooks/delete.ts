@@ -12,7 +12,13 @@ export async function deleteWebhook({ ctx, input }: { ctx: TenantCtx; input: { i
       .update(webhookSubscriptions)
       .set({ deletedAt: new Date(), status: 'disabled', disabledReason: 'deleted' })
       .where(eq(webhookSubscriptions.id, row.id));
-    await recordAudit(tx, { action: 'webhook.delete', targetType: 'webhook_subscription', targetId: row.id });
+    await recordAudit(tx, {
+      action: 'webhook.delete',
+      targetType: 'webhook_subscription',
+      targetId: row.id,
+      before: { url: row.url, status: row.status },
+      after: { deleted: true, status: 'disabled' },
+    });
     return { id: row.id, object: 'webhook_subscription' as const, deleted: true as const };
   });
 }

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
+import { changedFields } from '../audit/changes';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type TenantCtx } from '../context';
 import { findSubscription } from './find';
@@ -39,8 +40,7 @@ export async function updateWebhook({
       action: 'webhook.update',
       targetType: 'webhook_subscription',
       targetId: row.id,
-      before: presentWebhook(row),
-      after: presentWebhook(updated!),
+      ...changedFields(presentWebhook(row), presentWebhook(updated!), ['updated']),
     });
     return presentWebhook(updated!);
   });

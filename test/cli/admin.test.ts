@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '@/server/operators/password';
 import { call, type Caller } from '../support/partner-api';
 import { NYC, startTestService, type TestService } from '../support/service';
 
@@ -32,15 +33,21 @@ interface Run {
   json?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-function run(args: string[], env: Record<string, string> = { DATABASE_URL: svc.databaseUrl }): Promise<Run> {
+/** `stdin`: text piped to the command; without it stdin is /dev/null (as under cron), never a terminal. */
+function run(args: string[], env: Record<string, string> = { DATABASE_URL: svc.databaseUrl }, stdin?: string): Promise<Run> {
   const base = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'LOG_LEVEL']) delete base[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['server/boot/admin.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, ['server/boot/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (stdin !== undefined) child.stdin!.end(stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       const lines = stdout.split('\n').filter(Boolean);
@@ -56,16 +63,16 @@ function run(args: string[], env: Record<string, string> = { DATABASE_URL: svc.d
 }
 
 /** Runs with --json and expects success: exactly one JSON object on stdout, exit 0. */
-async function ok(args: string[], env?: Record<string, string>) {
-  const r = await run([...args, '--json'], env);
+async function ok(args: string[], env?: Record<string, string>, stdin?: string) {
+  const r = await run([...args, '--json'], env, stdin);
   expect(r.code, r.stderr).toBe(0);
   expect(r.json, `stdout: ${r.stdout}`).toBeTypeOf('object');
   return r.json!;
 }
 
 /** Runs with --json and expects a refusal: exit code, one stderr line, and the JSON error on stdout. */
-async function refused(args: string[], exitCode: 1 | 2, code: string) {
-  const r = await run([...args, '--json']);
+async function refused(args: string[], exitCode: 1 | 2, code: string, stdin?: string) {
+  const r = await run([...args, '--json'], undefined, stdin);
   expect(r.code, `${args.join(' ')}: ${r.stdout}`).toBe(exitCode);
   expect(r.json?.error?.code, args.join(' ')).toBe(code);
   expect(r.json!.error.message).toBeTypeOf('string');
@@ -174,19 +181,92 @@ describe('admin CLI', () => {
     expect(row!.rate_limit_per_second).toBeNull();
   });
 
-  it('creates operators; a second one with the same e-mail (any case) is refused', async () => {
-    const op = await ok(['operator', 'create', '--email', 'Ops@Example.com', '--password', 'correct horse battery', '--role', 'support']);
+  it('creates operators with the password piped on stdin; a second one with the same e-mail (any case) is refused', async () => {
+    const op = await ok(['operator', 'create', '--email', 'Ops@Example.com', '--role', 'support'], undefined, 'correct horse battery\n');
     expect(op).toEqual({ id: expect.any(String), email: 'ops@example.com', role: 'support' });
     const before = await counts();
-    await refused(
-      ['operator', 'create', '--email', 'OPS@example.com', '--password', 'another long password', '--role', 'admin'],
-      1,
-      'operator_exists',
-    );
+    await refused(['operator', 'create', '--email', 'OPS@example.com', '--role', 'admin'], 1, 'operator_exists', 'another long password\n');
     expect(await counts()).toEqual(before);
     const [row] = await sql`select role, password_hash from operators where email = 'ops@example.com'`;
     expect(row!.role).toBe('support');
-    expect(row!.password_hash).toMatch(/^scrypt\$/);
+    expect(await verifyPassword('correct horse battery', row!.password_hash)).toBe(true);
+    // A short line on stdin is refused like a short --password, before anything is written.
+    const short = await refused(
+      ['operator', 'create', '--email', 'short@example.com', '--role', 'admin'],
+      2,
+      'parameter_invalid',
+      'short\n',
+    );
+    expect(short).toMatchObject({ param: 'password', message: 'Invalid password on stdin: at least 12 characters.' });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('generates a password when nothing is piped, printed once (text and --json); never in the audit log', async () => {
+    const json = await ok(['operator', 'create', '--email', 'generated@example.com', '--role', 'admin']);
+    expect(json).toEqual({
+      id: expect.any(String),
+      email: 'generated@example.com',
+      role: 'admin',
+      generated_password: expect.stringMatching(/^[\w-]{24}$/),
+    });
+    const [row] = await sql`select password_hash from operators where id = ${json.id}`;
+    expect(await verifyPassword(json.generated_password, row!.password_hash)).toBe(true);
+
+    const text = await run(['operator', 'create', '--email', 'generated-text@example.com', '--role', 'support']);
+    expect(text.code, text.stderr).toBe(0);
+    const [line1, line2, ...rest] = text.stdout.trimEnd().split('\n');
+    expect(line1).toMatch(/^Created support operator generated-text@example\.com \(\w+\)\.$/);
+    const password = /^Password: ([\w-]{24}) {2}\(not shown again; store it now\)$/.exec(line2!)?.[1];
+    expect(password).toBeDefined();
+    expect(rest).toEqual([]);
+    const [textRow] = await sql`select password_hash from operators where email = 'generated-text@example.com'`;
+    expect(await verifyPassword(password!, textRow!.password_hash)).toBe(true);
+
+    const audit = await sql`select actor, before, after from audit_log where action = 'operator.create' and target_id = ${json.id}`;
+    expect(audit).toEqual([{ actor: 'operator:cli', before: null, after: { email: 'generated@example.com', role: 'admin' } }]);
+    const everything = JSON.stringify(await sql`select * from audit_log`);
+    expect(everything).not.toContain(json.generated_password);
+    expect(everything).not.toContain(password);
+  });
+
+  it('still accepts the deprecated --password flag, with a warning on stderr', async () => {
+    const r = await run([
+      'operator',
+      'create',
+      '--email',
+      'flag@example.com',
+      '--password',
+      'from the command line',
+      '--role',
+      'support',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toEqual({ id: expect.any(String), email: 'flag@example.com', role: 'support' });
+    expect(r.stderr).toMatch(/--password is deprecated/);
+  });
+
+  it("sets an operator's role (audited as the CLI), and refuses to leave no admin", async () => {
+    // The admins so far: generated@example.com only.
+    const [only] = await sql`select id from operators where role = 'admin'`;
+    const [ops] = await sql`select id from operators where email = 'ops@example.com'`;
+    const before = await counts();
+    const err = await refused(['operator', 'set-role', '--id', only!.id, '--role', 'support'], 1, 'last_admin');
+    expect(err.message).toMatch(/no admin/);
+    expect(await counts()).toEqual(before);
+
+    expect(await ok(['operator', 'set-role', '--id', ops!.id, '--role', 'admin'])).toEqual({
+      id: ops!.id,
+      email: 'ops@example.com',
+      role: 'admin',
+      changed: true,
+    });
+    expect(await ok(['operator', 'set-role', '--id', only!.id, '--role', 'support'])).toMatchObject({ role: 'support', changed: true });
+    const again = await run(['operator', 'set-role', '--id', only!.id, '--role', 'support']);
+    expect(again.stdout.trim()).toBe(`Operator generated@example.com (${only!.id}) is already support.`);
+    const audit = await sql`select actor, before, after from audit_log where action = 'operator.role.change' and target_id = ${ops!.id}`;
+    expect(audit).toEqual([{ actor: 'operator:cli', before: { role: 'support' }, after: { role: 'admin' } }]);
+    await refused(['operator', 'set-role', '--id', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--role', 'admin'], 1, 'resource_missing');
   });
 
   it('advances an order along the state machine and refuses an illegal move', async () => {
@@ -212,6 +292,7 @@ describe('admin CLI', () => {
       [['partner', 'delete', '--name', 'x'], 2, 'unknown_command'],
       [['allowlist', 'add', '--partner', partnerId, '--cidr', '10.0.0.0/33'], 2, 'parameter_invalid', 'cidr'],
       [['operator', 'create', '--email', 'new@example.com', '--password', 'short', '--role', 'admin'], 2, 'parameter_invalid', 'password'],
+      [['operator', 'set-role', '--id', 'x', '--role', 'owner'], 2, 'parameter_invalid', 'role'],
       [['credentials', 'issue', '--partner', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--env', 'sandbox'], 1, 'resource_missing'],
       [['allowlist', 'add', '--partner', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--cidr', '10.0.0.0/8'], 1, 'resource_missing'],
       [['credentials', 'revoke', '--client-id', 'ci_01ARZ3NDEKTSV4RRFFQ69G5FAV'], 1, 'resource_missing'],
@@ -248,6 +329,7 @@ describe('admin CLI', () => {
         'go-live approve',
         'rate-limit set',
         'operator create',
+        'operator set-role',
       ]) {
         expect(r.stdout).toContain(c);
       }
@@ -256,6 +338,10 @@ describe('admin CLI', () => {
     expect(json.json!.commands.map((c: { command: string }) => c.command)).toContain('go-live reject');
     expect(one.stdout).toContain('allowlist add --partner <id> --cidr <cidr> [--label <text>]');
     expect(one.stdout).not.toContain('operator create');
+    const create = await run(['operator', 'create', '--help']);
+    expect(create.stdout).toContain('operator create --email <email> --role <admin|support> [--password <password>]');
+    expect(create.stdout).toMatch(/first line on stdin/);
+    expect(create.stdout).toMatch(/--password is deprecated/);
   });
 });
 

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import { parseCommandLine, wantsJson } from '@/server/cli/args';
+import { COMMANDS } from '@/server/cli/commands';
+import { readStdinLine } from '@/server/cli/stdin';
 import { UsageError } from '@/server/cli/usage-error';
 
 // The admin CLI's command-line checks, in-process: everything here is refused (or converted)
@@ -59,6 +62,16 @@ describe('admin CLI command line', () => {
       password: 'twelve chars',
       role: 'admin',
     });
+    // Without --password, the password comes from stdin or is generated (admin.test.ts).
+    expect(parse(['operator', 'create', '--email', 'a@b.io', '--role', 'support']).input).toEqual({
+      email: 'a@b.io',
+      password: undefined,
+      role: 'support',
+    });
+    expect(parse(['operator', 'set-role', '--id', P, '--role', 'admin'])).toEqual({
+      command: 'operator set-role',
+      input: { id: P, role: 'admin' },
+    });
     expect(parse(['go-live', 'reject', '--partner', P]).input).toEqual({ partnerId: P, decision: 'reject' });
     expect(parse(['order', 'advance', '--order', P, '--status', 'cancelled', '--reason', 'customer_request']).input).toEqual({
       orderId: P,
@@ -100,6 +113,10 @@ describe('admin CLI command line', () => {
     [['operator', 'create', '--email', 'nope', '--password', 'long enough pw', '--role', 'admin'], 'parameter_invalid', 'email'],
     [['operator', 'create', '--email', 'a@b.io', '--password', 'short', '--role', 'admin'], 'parameter_invalid', 'password'],
     [['operator', 'create', '--email', 'a@b.io', '--password', 'long enough pw', '--role', 'root'], 'parameter_invalid', 'role'],
+    [['operator', 'create', '--email', 'a@b.io'], 'missing_flag', 'role'],
+    [['operator', 'set-role', '--id', P], 'missing_flag', 'role'],
+    [['operator', 'set-role', '--id', P, '--role', 'owner'], 'parameter_invalid', 'role'],
+    [['operator', 'set-role', '--id', 'a b', '--role', 'admin'], 'parameter_invalid', 'id'],
     [['order', 'advance', '--order', P, '--status', 'teleported'], 'parameter_invalid', 'status'],
     [['order', 'advance', '--order', P, '--status', 'delivered', '--reason', 'x'], 'parameter_invalid', 'reason'],
   ])('%j is refused: %s (%s)', (argv, code, param) => {
@@ -115,6 +132,33 @@ describe('admin CLI command line', () => {
     expect(refusal(['go-live', 'launch', '--partner', P]).message).toMatch(
       /^Unknown command 'go-live launch'\. Commands: partner create, /,
     );
+  });
+
+  it('takes the operator password from the first line of stdin, checked like the flag; --password still works, with a warning', async () => {
+    const create = COMMANDS.find((c) => c.words.join(' ') === 'operator create')!;
+    const io = (line: string | undefined) => {
+      const warnings: string[] = [];
+      return { warnings, io: { stdinLine: async () => line, warn: (m: string) => void warnings.push(m) } };
+    };
+    const base = { email: 'a@b.io', password: undefined, role: 'admin' };
+    expect(await create.fromStdin!(base, io('piped password 1').io)).toEqual({ ...base, password: 'piped password 1' });
+    expect(await create.fromStdin!(base, io(undefined).io)).toEqual(base);
+    await expect(create.fromStdin!(base, io('short').io)).rejects.toMatchObject({
+      code: 'parameter_invalid',
+      param: 'password',
+      message: 'Invalid password on stdin: at least 12 characters.',
+    });
+    const flagged = io('ignored because the flag wins');
+    expect(await create.fromStdin!({ ...base, password: 'from the flag' }, flagged.io)).toEqual({ ...base, password: 'from the flag' });
+    expect(flagged.warnings).toEqual([expect.stringMatching(/--password is deprecated/)]);
+  });
+
+  it('reads one line of stdin: without its line ending, undefined when nothing was piped or stdin is a terminal', async () => {
+    expect(await readStdinLine(Readable.from(['correct horse', ' battery\r\nsecond line\n']))).toBe('correct horse battery');
+    expect(await readStdinLine(Readable.from(['no newline at the end']))).toBe('no newline at the end');
+    expect(await readStdinLine(Readable.from(['\n']))).toBe('');
+    expect(await readStdinLine(Readable.from([]))).toBeUndefined();
+    expect(await readStdinLine(Object.assign(Readable.from(['typed']), { isTTY: true }))).toBeUndefined();
   });
 
   it('knows --json is wanted even when the line is wrong, but not after --', () => {

@@ -1,0 +1,20 @@
+import { desc, lt } from 'drizzle-orm';
+import { operators } from '@/db/schema';
+import type { Ctx, OperatorRole } from '../context';
+
+export interface OperatorSummary {
+  id: string;
+  email: string;
+  role: OperatorRole;
+  createdAt: Date;
+}
+
+/** Operators, newest first (ids sort by creation), `first` plus one to tell whether more follow. No password hash leaves here. */
+export async function listOperators({ ctx, input }: { ctx: Ctx; input: { first: number; after?: string } }): Promise<OperatorSummary[]> {
+  return ctx.db
+    .select({ id: operators.id, email: operators.email, role: operators.role, createdAt: operators.createdAt })
+    .from(operators)
+    .where(input.after ? lt(operators.id, input.after) : undefined)
+    .orderBy(desc(operators.id))
+    .limit(input.first + 1);
+}
