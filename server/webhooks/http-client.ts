@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import { channel } from 'node:diagnostics_channel';
+import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { blockedRange } from './address-policy';
@@ -33,12 +33,13 @@ class Sent {
 // undici tells no caller which socket carried a request (keep-alive reuses them, so the DNS answer at
 // connect time is not it either). Its diagnostics channel does, with its own request object, whose
 // handler holds our `opaque`. The handler sits behind a private symbol: if an undici upgrade moves
-// it, the address is simply not recorded (test/graphql/deliveries.test.ts checks that it is).
-let handlerKey: symbol | undefined;
-channel('undici:client:sendHeaders').subscribe((message) => {
-  const { request, socket } = message as { request: object; socket: Socket };
-  handlerKey ??= Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler');
-  const opaque = handlerKey ? (request as Record<symbol, { opaque?: unknown } | undefined>)[handlerKey]?.opaque : undefined;
+// it, the address is simply not recorded (test/graphql/deliveries.test.ts checks that it is). The
+// symbol is looked up on each request, not cached: Node's own fetch publishes on the same channel with
+// its bundled undici, whose symbol is another one.
+subscribe('undici:client:sendHeaders', (message) => {
+  const { request, socket } = message as { request: Record<symbol, { opaque?: unknown } | undefined>; socket: Socket };
+  const key = Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler');
+  const opaque = key ? request[key]?.opaque : undefined;
   if (opaque instanceof Sent) opaque.address = socket.remoteAddress;
 });
 
