@@ -195,6 +195,9 @@ describe('events and orders', () => {
 
   it('advancing an order is admin only: support gets forbidden; admin moves it, its event follows, the audit names the admin', async () => {
     const ADVANCE = `mutation($id: ID!) { advanceOrder(orderId: $id, to: courier_assigned) { id status events { type } } }`;
+    const allowed = (await gqlData(support, `{ me { allowedMutations } }`)).me.allowedMutations;
+    expect(allowed).toEqual(expect.arrayContaining(['redeliverEvent', 'startReplay', 'cancelReplay']));
+    expect(allowed).not.toContain('advanceOrder');
     const refused = await gql(support, ADVANCE, { id: orders[1] });
     expect(refused.errors?.[0]?.extensions?.code).toBe('forbidden');
     const moved = (await gqlData(admin, ADVANCE, { id: orders[1] })).advanceOrder;
