@@ -63,16 +63,18 @@ export async function overview({ ctx, input }: { ctx: Ctx<OperatorActor>; input:
     ]);
   }
   const since = new Date(Date.now() - windowMinutes * 60_000);
-  // Attempt ids are made when the attempt is recorded, at most the request timeout after it started:
-  // a minute's slack keeps every attempt of the window inside the id range.
+  // Attempt ids are made when the attempt is recorded, after it started by its duration (at most the
+  // request timeout) and the wait for the writer: that plus a minute's slack keeps the window's attempts in the id range.
   const perMinute = await ctx.db.execute<{ minute: string; succeeded: number; failed: number }>(sql`
     select date_trunc('minute', started_at) as minute,
       count(*) filter (where error_kind is null)::int as succeeded,
       count(*) filter (where error_kind is not null)::int as failed
     from webhook_attempts
-    where id >= ${ulidFloor(new Date(since.getTime() - 60_000))} and started_at >= ${since.toISOString()}::timestamptz
+    where id >= ${ulidFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000))} and started_at >= ${since.toISOString()}::timestamptz
     group by 1 order by 1`);
-  // No index serves `status = 'pending'`: this reads the deliveries table (see the README on the overview's cost).
+  // No index serves `status = 'pending'`, so this reads the deliveries table: fine at thousands of rows a
+  // day; a partial index on (next_attempt_at) where status = 'pending' would serve it (needs a migration).
+  // Due includes attempts in flight: a first attempt has no next_attempt_at.
   const [queue] = await ctx.db.execute<{ pending: number; due: number; oldest: number | null }>(sql`
     select count(*)::int as pending,
       count(*) filter (where next_attempt_at is null or next_attempt_at <= now())::int as due,
