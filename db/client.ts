@@ -11,7 +11,10 @@ export interface DbClient {
   db: Database;
 }
 
-export function createDbClient(url: string, opts: { max: number; connectTimeoutSeconds: number }): DbClient {
+/** Called with every statement the pool sends (postgres.js `debug`): tests count them; nothing else sets it. */
+export type QueryObserver = (query: string) => void;
+
+export function createDbClient(url: string, opts: { max: number; connectTimeoutSeconds: number; onQuery?: QueryObserver }): DbClient {
   const sql = postgres(url, {
     max: opts.max,
     // Fail fast while the database is unreachable: partner requests answer 503 instead of hanging.
@@ -25,6 +28,7 @@ export function createDbClient(url: string, opts: { max: number; connectTimeoutS
     max_lifetime: 60 * 30,
     onnotice: () => {},
     connection: { application_name: 'partner-delivery' },
+    ...(opts.onQuery ? { debug: (_connection: number, query: string) => opts.onQuery!(query) } : {}),
   });
   return { sql, db: drizzle(preparedByDefault(sql), { schema }) };
 }

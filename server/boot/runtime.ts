@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { createDbClient, type Database } from '@/db/client';
+import { createDbClient, type Database, type QueryObserver } from '@/db/client';
 import { pgBossJobQueue } from '@/jobs/job-queue';
 import { parseCidr, type Cidr } from '@/server/auth/cidr';
 import { CredentialCache } from '@/server/auth/credential-cache';
@@ -33,12 +33,15 @@ export interface RuntimeOptions {
   boss?: PgBoss;
   /** How webhook hosts resolve (tests point names at chosen addresses); the system's DNS by default. */
   resolver?: Resolver;
+  /** Sees every statement of the pool; for tests that count queries (production never sets it). */
+  onQuery?: QueryObserver;
 }
 
-export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver = systemResolver }: RuntimeOptions): Runtime {
+export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver = systemResolver, onQuery }: RuntimeOptions): Runtime {
   const client = createDbClient(databaseUrl, {
     max: env.DB_POOL_MAX,
     connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
+    onQuery,
   });
   return {
     ...client,

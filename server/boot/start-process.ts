@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import type { QueryObserver } from '@/db/client';
 import { startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
@@ -37,6 +38,8 @@ export interface ProcessOptions {
   log?: Logger;
   /** How webhook hosts resolve (tests point names at chosen addresses); the system's DNS by default. */
   resolver?: Resolver;
+  /** Sees every statement of the process's pool (not pg-boss's): tests count queries with it. */
+  onQuery?: QueryObserver;
 }
 
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
@@ -49,7 +52,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
   const boss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
   await createQueues(boss);
-  const rt = createRuntime({ env, databaseUrl: db.url, log, secretBox, boss, resolver: options.resolver });
+  const rt = createRuntime({ env, databaseUrl: db.url, log, secretBox, boss, resolver: options.resolver, onQuery: options.onQuery });
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   let unlisten: (() => Promise<void>) | undefined;

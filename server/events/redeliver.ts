@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type TenantCtx } from '../context';
+import { requesterOf, withTransaction, type TenantCtx } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { acceptedTypes } from '../replays/select';
 import { resendEvents } from '../webhooks/resend';
@@ -44,7 +44,12 @@ export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { 
     );
     const sentTo: string[] = [];
     for (const s of targets) {
-      const sent = await resendEvents(tx, { subscriptionId: s.id, events: [event], trigger: 'manual' });
+      const sent = await resendEvents(tx, {
+        subscriptionId: s.id,
+        events: [event],
+        trigger: 'manual',
+        requestedBy: requesterOf(ctx.actor),
+      });
       if (sent.length > 0) sentTo.push(s.id);
     }
     await recordAudit(tx, { action: 'event.redeliver', targetType: 'event', targetId: event.id, after: { webhook_ids: sentTo } });

@@ -1,9 +1,10 @@
-import type { Ctx } from '../context';
-import { moveOrder } from './move';
+import { recordAudit } from '../audit/record';
+import { withTransaction, type Ctx } from '../context';
+import { applyMove, lockOrder } from './move';
 import type { OrderResource } from './schemas';
 import type { OrderStatus } from './state-machine';
 
-/** An operator moves an order (dispatch happens outside this service): admin CLI and console. */
+/** An operator moves an order (dispatch happens outside this service): admin CLI and console. Audited. */
 export async function advanceOrder({
   ctx,
   input,
@@ -11,12 +12,19 @@ export async function advanceOrder({
   ctx: Ctx;
   input: { orderId: string; status: OrderStatus; reason?: string };
 }): Promise<OrderResource> {
-  return moveOrder({
-    ctx,
-    input: {
-      orderId: input.orderId,
+  return withTransaction(ctx, async (tx) => {
+    const row = await lockOrder(tx, input.orderId);
+    const order = await applyMove(tx, row, {
       to: input.status,
       cancellation: input.status === 'cancelled' ? { reason: input.reason ?? 'cancelled_by_operator', source: 'operator' } : undefined,
-    },
+    });
+    await recordAudit(tx, {
+      action: 'order.advance',
+      targetType: 'order',
+      targetId: row.id,
+      before: { status: row.status },
+      after: { status: order.status },
+    });
+    return order;
   });
 }

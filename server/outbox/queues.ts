@@ -26,6 +26,8 @@ export const DELIVER = queue(
     subscription_id: z.string(),
     attempt: z.number().int().min(1),
     trigger: z.enum(['scheduled', 'manual', 'replay']).optional(),
+    /** Who asked for a manual or replay attempt (requesterOf): recorded on the attempt. */
+    requested_by: z.string().max(320).optional(),
   }),
 );
 export type DeliverJob = JobData<typeof DELIVER>;

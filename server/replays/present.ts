@@ -58,3 +58,10 @@ export function windowOf(row: ReplayRow, types: string[]) {
     only: row.only,
   };
 }
+
+/** Who asked for a replay, as attempts show it (requesterOf's form): "partner:<client id>" or "operator:<e-mail or id>". */
+export function requesterOfReplay(requestedBy: Record<string, string>): string {
+  if (requestedBy.kind === 'partner') return `partner:${requestedBy.client_id ?? requestedBy.credential_id}`;
+  if (requestedBy.kind === 'operator') return `operator:${requestedBy.email ?? requestedBy.operator_id}`;
+  return `${requestedBy.kind ?? 'unknown'}`;
+}

@@ -4,7 +4,7 @@ import { withTransaction, type Ctx } from '../context';
 import { enqueue } from '../outbox/enqueue';
 import { REPLAY_PAGE } from '../outbox/queues';
 import { resendEvents } from '../webhooks/resend';
-import { windowOf } from './present';
+import { requesterOfReplay, windowOf } from './present';
 import { acceptedTypes, pageOfMatching } from './select';
 
 // Events per page, and the pacing: the next page waits while half a page of this replay's deliveries
@@ -51,7 +51,13 @@ export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayI
     }
 
     const page = await pageOfMatching(tx, windowOf(replay, replay.eventTypes ?? acceptedTypes(sub.eventFilters)), replay.cursor, PAGE);
-    const sent = await resendEvents(tx, { subscriptionId: sub.id, events: page, trigger: 'replay', replayId: replay.id });
+    const sent = await resendEvents(tx, {
+      subscriptionId: sub.id,
+      events: page,
+      trigger: 'replay',
+      requestedBy: requesterOfReplay(replay.requestedBy),
+      replayId: replay.id,
+    });
     await tx.db
       .update(webhookReplays)
       .set({

@@ -13,7 +13,7 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<Claim
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
-  const rows = await ctx.sql<(Omit<ClaimedAttempt, 'trigger'> & { job_index: number })[]>`
+  const rows = await ctx.sql<(Omit<ClaimedAttempt, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), updated_at = now()
     from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
@@ -23,5 +23,8 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<Claim
       and ((d.attempts = j.attempt - 1 and d.claimed_until is null) or (d.attempts = j.attempt and d.claimed_until < now()))
     returning d.id, d.subscription_id, j.attempt, j.job_index, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment,
       s.secret_sealed, s.previous_secrets, e.envelope`;
-  return rows.map(({ job_index, ...row }) => ({ ...row, trigger: jobs[job_index - 1]?.trigger ?? 'scheduled' }));
+  return rows.map(({ job_index, ...row }) => {
+    const job = jobs[job_index - 1];
+    return { ...row, trigger: job?.trigger ?? 'scheduled', ...(job?.requested_by ? { requested_by: job.requested_by } : {}) };
+  });
 }

@@ -12,6 +12,8 @@ export interface ClaimedAttempt {
   subscription_id: string;
   attempt: number;
   trigger: 'scheduled' | 'manual' | 'replay';
+  /** Who asked for a manual or replay attempt; absent when scheduled. */
+  requested_by?: string;
   event_type: string;
   url: string;
   sub_status: 'enabled' | 'disabled';

@@ -1,13 +1,16 @@
 import type { LookupAddress } from 'node:dns';
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { blockedRange } from './address-policy';
 import type { Resolver } from './url-policy';
 
 export type AttemptErrorKind = 'timeout' | 'connection' | 'tls' | 'dns' | 'blocked_address' | 'http_status' | 'internal';
 
+/** `address`: the peer the request was written to (after the address policy); absent when it never got that far. */
 export type PostOutcome =
-  | { kind: 'response'; status: number; headers: Record<string, string>; body: string; durationMs: number }
-  | { kind: 'error'; errorKind: Exclude<AttemptErrorKind, 'http_status'>; message: string; durationMs: number };
+  | { kind: 'response'; status: number; headers: Record<string, string>; body: string; durationMs: number; address?: string }
+  | { kind: 'error'; errorKind: Exclude<AttemptErrorKind, 'http_status'>; message: string; durationMs: number; address?: string };
 
 export const MAX_RESPONSE_BODY = 16 * 1024;
 
@@ -21,6 +24,24 @@ interface Options {
 class BlockedAddressError extends Error {
   code = 'EBLOCKEDADDRESS';
 }
+
+/** Passed to undici as the request's `opaque`: filled in when the request's headers go out on a socket. */
+class Sent {
+  address?: string;
+}
+
+// undici tells no caller which socket carried a request (keep-alive reuses them, so the DNS answer at
+// connect time is not it either). Its diagnostics channel does, with its own request object, whose
+// handler holds our `opaque`. The handler sits behind a private symbol: if an undici upgrade moves
+// it, the address is simply not recorded (test/graphql/deliveries.test.ts checks that it is). The
+// symbol is looked up on each request, not cached: Node's own fetch publishes on the same channel with
+// its bundled undici, whose symbol is another one.
+subscribe('undici:client:sendHeaders', (message) => {
+  const { request, socket } = message as { request: Record<symbol, { opaque?: unknown } | undefined>; socket: Socket };
+  const key = Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler');
+  const opaque = key ? request[key]?.opaque : undefined;
+  if (opaque instanceof Sent) opaque.address = socket.remoteAddress;
+});
 
 /**
  * The only way deliveries leave the service. Every new connection resolves the host through the
@@ -54,18 +75,27 @@ export function createWebhookClient(opts: Options) {
   async function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const sent = new Sent();
     try {
       const res = await request(url, {
         method: 'POST',
+        opaque: sent,
         headers: { ...headers, 'user-agent': opts.userAgent },
         body,
         dispatcher: agent,
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
       const text = await readCapped(res.body);
-      return { kind: 'response', status: res.statusCode, headers: flatten(res.headers), body: text, durationMs: elapsed() };
+      return {
+        kind: 'response',
+        status: res.statusCode,
+        headers: flatten(res.headers),
+        body: text,
+        durationMs: elapsed(),
+        address: sent.address,
+      };
     } catch (error) {
-      return { kind: 'error', errorKind: classify(error), message: describe(error), durationMs: elapsed() };
+      return { kind: 'error', errorKind: classify(error), message: describe(error), durationMs: elapsed(), address: sent.address };
     }
   }
 

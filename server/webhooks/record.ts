@@ -98,6 +98,8 @@ async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
     subscription_id: claimed.subscription_id,
     attempt: claimed.attempt,
     trigger: claimed.trigger,
+    requested_by: claimed.requested_by ?? null,
+    resolved_address: outcome.address ?? null,
     started_at: startedAt.toISOString(),
     duration_ms: outcome.durationMs,
     response_status: outcome.status,
@@ -107,10 +109,13 @@ async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
   await ctx.sql`
     with done as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
-        trigger text, started_at timestamptz, duration_ms int, response_status int, response_headers jsonb, response_body text)
+        trigger text, requested_by text, resolved_address text, started_at timestamptz, duration_ms int, response_status int,
+        response_headers jsonb, response_body text)
     ), attempts as (
-      insert into webhook_attempts (id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body)
-      select id, delivery_id, attempt, trigger, started_at, duration_ms, response_status, response_headers, response_body from done
+      insert into webhook_attempts (id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms,
+        response_status, response_headers, response_body)
+      select id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms, response_status, response_headers,
+        response_body from done
     ), deliveries as (
       -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
       update webhook_deliveries d set status = 'succeeded', claimed_until = null, attempts = greatest(d.attempts, done.attempt),
@@ -144,6 +149,8 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
       deliveryId: claimed.id,
       attempt: claimed.attempt,
       trigger: claimed.trigger,
+      requestedBy: claimed.requested_by ?? null,
+      resolvedAddress: failed.address ?? null,
       startedAt,
       durationMs: failed.durationMs,
       responseStatus: failed.kind === 'response' ? failed.status : null,

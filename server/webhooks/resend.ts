@@ -12,7 +12,14 @@ import { DELIVER } from '../outbox/queues';
  */
 export async function resendEvents(
   tx: Ctx,
-  input: { subscriptionId: string; events: { id: string; type: string }[]; trigger: 'manual' | 'replay'; replayId?: string },
+  input: {
+    subscriptionId: string;
+    events: { id: string; type: string }[];
+    trigger: 'manual' | 'replay';
+    /** Who asked (requesterOf), recorded on each attempt. */
+    requestedBy: string;
+    replayId?: string;
+  },
 ): Promise<string[]> {
   if (input.events.length === 0) return [];
   const rows = input.events.map((e) => ({ id: newId(), event_id: e.id, event_type: e.type }));
@@ -28,7 +35,13 @@ export async function resendEvents(
     tx,
     DELIVER,
     reopened.map((d) => ({
-      data: { delivery_id: d.id, subscription_id: input.subscriptionId, attempt: d.attempts + 1, trigger: input.trigger },
+      data: {
+        delivery_id: d.id,
+        subscription_id: input.subscriptionId,
+        attempt: d.attempts + 1,
+        trigger: input.trigger,
+        requested_by: input.requestedBy,
+      },
       // Live deliveries' retries are fetched first; a backfill waits behind them.
       ...(input.trigger === 'replay' ? { priority: -1 } : {}),
     })),

@@ -1,4 +1,5 @@
 import { afterAll } from 'vitest';
+import type { QueryObserver } from '@/db/client';
 import { loadEnv, type Env } from '@/server/config/env';
 import { cliContext } from '@/server/cli/operator-context';
 import { issueCredential } from '@/server/credentials/issue';
@@ -31,6 +32,8 @@ export async function startTestService(
     log?: Logger;
     /** A database of the file's own (e.g. one it restarts) instead of a fresh one on the run's Postgres. */
     databaseUrl?: string;
+    /** Sees every statement of the service's pool (tests that count queries). */
+    onQuery?: QueryObserver;
   } = {},
 ): Promise<TestService> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
@@ -45,7 +48,11 @@ export async function startTestService(
     SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
   });
-  const service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' }, { resolver: opts.resolver, log: opts.log });
+  const service = await startProcess(
+    env,
+    { web: true, workers: env.WORKERS === 'on' },
+    { resolver: opts.resolver, log: opts.log, onQuery: opts.onQuery },
+  );
   afterAll(() => service.stop());
   return { ...service, url: service.url!, env, databaseUrl };
 }

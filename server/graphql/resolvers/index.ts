@@ -1,17 +1,27 @@
 import type { ClassType } from 'type-graphql';
 import { AuditLogResolver } from './audit-log';
+import { DeliveryResolver } from './deliveries';
+import { EventResolver } from './events';
+import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
+import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
 import { PartnerResolver } from './partners';
+import { ReplayResolver } from './replays';
 import { ViewerResolver } from './viewer';
 import { WebhookSubscriptionResolver } from './webhook-subscriptions';
 
 // Every resolver of the operator API, one line each.
 export const RESOLVERS: [ClassType, ...ClassType[]] = [
   ViewerResolver,
+  MetricsResolver,
   PartnerResolver,
   PartnerAdminResolver,
   WebhookSubscriptionResolver,
+  OrderResolver,
+  EventResolver,
+  DeliveryResolver,
+  ReplayResolver,
   OperatorsResolver,
   AuditLogResolver,
 ];

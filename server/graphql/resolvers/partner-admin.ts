@@ -7,7 +7,8 @@ import { createPartner } from '@/server/partners/create';
 import { decideGoLive, type GoLiveDecision } from '@/server/partners/go-live';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
 import type { GraphQLContext } from '../context';
-import { AllowlistEdit, ENVIRONMENTS, GoLiveReview, IssuedCredential, Partner, RateLimit, RevokedCredential } from '../types/partner';
+import { ENVIRONMENTS } from '../types/environment';
+import { AllowlistEdit, GoLiveReview, IssuedCredential, Partner, RateLimit, RevokedCredential } from '../types/partner';
 
 /** What only an admin may change: partners, their credentials, allowlists, go-live reviews and rate limits. */
 @Resolver()

@@ -1,9 +1,7 @@
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Environment } from '@/server/context';
 import type { GoLiveStatus } from '@/server/partners/present';
-
-export const ENVIRONMENTS = { sandbox: 'sandbox', production: 'production' } as const satisfies Record<Environment, Environment>;
-registerEnumType(ENVIRONMENTS, { name: 'Environment' });
+import { ENVIRONMENTS } from './environment';
 
 export const GO_LIVE_STATUSES = {
   not_requested: 'not_requested',

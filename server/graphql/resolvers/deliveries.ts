@@ -1,0 +1,57 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { attemptsOf, type AttemptRow } from '@/server/webhooks/attempts-of';
+import { searchDeliveries } from '@/server/webhooks/search-deliveries';
+import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
+import { loader, type GraphQLContext } from '../context';
+import { withoutNulls } from '../filters';
+import { Delivery, DeliveryAttempt, DeliveryFilter, type HttpHeader } from '../types/delivery';
+
+@ObjectType('DeliveryConnection')
+class DeliveryConnection extends connectionOf(Delivery, 'Delivery') {}
+
+@Resolver(() => Delivery)
+export class DeliveryResolver {
+  @Authorized()
+  @Query(() => DeliveryConnection, { description: 'Deliveries of every partner, newest first, each with its attempts.' })
+  async deliveries(
+    @Ctx() { ctx }: GraphQLContext,
+    @Args(() => PageArgs) page: PageArgs,
+    @Arg('filter', () => DeliveryFilter, { nullable: true }) filter?: DeliveryFilter | null,
+  ): Promise<DeliveryConnection> {
+    const { first, after } = pageOf(page);
+    const rows = await searchDeliveries({ ctx, input: { filter: withoutNulls(filter), limit: first + 1, after } });
+    return toConnection(rows, first, (d) => d.id);
+  }
+
+  @Authorized()
+  @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first.' })
+  async attempts(@Root() delivery: Delivery, @Ctx() context: GraphQLContext): Promise<DeliveryAttempt[]> {
+    const attempts = loader<string, AttemptRow[]>(context, 'attemptsOfDelivery', async (ids) => {
+      const found = await attemptsOf({ ctx: context.ctx, input: { deliveryIds: ids } });
+      return ids.map((id) => found.get(id) ?? []);
+    });
+    return (await attempts.load(delivery.id)).map(toAttempt);
+  }
+}
+
+function headerList(headers: Record<string, string>): HttpHeader[] {
+  return Object.entries(headers).map(([name, value]) => ({ name, value }));
+}
+
+function toAttempt(a: AttemptRow): DeliveryAttempt {
+  return {
+    id: a.id,
+    number: a.number,
+    trigger: a.trigger,
+    requestedBy: a.requestedBy,
+    startedAt: a.startedAt,
+    durationMs: a.durationMs,
+    requestHeaders: headerList(a.requestHeaders),
+    responseStatus: a.responseStatus,
+    responseHeaders: a.responseHeaders ? headerList(a.responseHeaders) : null,
+    responseBodyExcerpt: a.responseBodyExcerpt,
+    errorKind: a.errorKind,
+    errorMessage: a.errorMessage,
+    resolvedAddress: a.resolvedAddress,
+  };
+}

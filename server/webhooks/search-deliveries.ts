@@ -1,0 +1,110 @@
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { events, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import type { Ctx, Environment, OperatorActor } from '../context';
+
+export type DeliveryOutcome = 'pending' | 'succeeded' | 'failed' | 'skipped';
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
+
+export interface DeliveryFilter {
+  partnerId?: string;
+  environment?: Environment;
+  subscriptionId?: string;
+  eventType?: string;
+  eventId?: string;
+  orderId?: string;
+  outcome?: DeliveryOutcome;
+  /** The class of the latest attempt's response status; `none`: no response (not attempted, or no HTTP answer). */
+  statusClass?: StatusClass;
+  since?: Date;
+  until?: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  eventId: string;
+  eventType: string;
+  subscriptionId: string;
+  partnerId: string;
+  environment: Environment;
+  url: string;
+  orderId: string | null;
+  outcome: DeliveryOutcome;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  replayId: string | null;
+  createdAt: Date;
+}
+
+// The latest attempt's status, read per candidate row through webhook_attempts_delivery_idx.
+const latestStatus = sql`(select a.response_status from webhook_attempts a where a.delivery_id = ${webhookDeliveries.id}
+  order by a.attempt desc, a.started_at desc limit 1)`;
+
+function statusClassCondition(cls: StatusClass): SQL {
+  if (cls === 'none') return sql`${latestStatus} is null`;
+  const low = Number(cls[0]) * 100;
+  return sql`${latestStatus} between ${low} and ${low + 99}`;
+}
+
+/**
+ * Deliveries across every partner, for the console: newest first (ids are ULIDs), `first + 1` rows
+ * so the caller learns whether more follow. Each row names its owner, subscription URL and order.
+ */
+export async function searchDeliveries({
+  ctx,
+  input,
+}: {
+  ctx: Ctx<OperatorActor>;
+  input: { filter: DeliveryFilter; limit: number; after?: string };
+}): Promise<DeliveryRow[]> {
+  const f = input.filter;
+  const conditions: SQL[] = [];
+  if (f.partnerId) conditions.push(eq(webhookSubscriptions.partnerId, f.partnerId));
+  if (f.environment) conditions.push(eq(webhookSubscriptions.environment, f.environment));
+  if (f.subscriptionId) conditions.push(eq(webhookDeliveries.subscriptionId, f.subscriptionId));
+  if (f.eventType) conditions.push(eq(webhookDeliveries.eventType, f.eventType));
+  if (f.eventId) conditions.push(eq(webhookDeliveries.eventId, f.eventId));
+  if (f.orderId) conditions.push(eq(events.objectId, f.orderId));
+  if (f.outcome) conditions.push(eq(webhookDeliveries.status, f.outcome));
+  if (f.statusClass) conditions.push(statusClassCondition(f.statusClass));
+  if (f.since) conditions.push(gte(webhookDeliveries.createdAt, f.since));
+  if (f.until) conditions.push(lt(webhookDeliveries.createdAt, f.until));
+  if (input.after) conditions.push(lt(webhookDeliveries.id, input.after));
+  return selectDeliveries(ctx, and(...conditions), input.limit);
+}
+
+/** The deliveries of several events at once (an events page asks once): newest first per event. */
+export async function deliveriesOfEvents({ ctx, input }: { ctx: Ctx<OperatorActor>; input: { eventIds: readonly string[] } }) {
+  if (input.eventIds.length === 0) return new Map<string, DeliveryRow[]>();
+  const rows = await selectDeliveries(ctx, inArray(webhookDeliveries.eventId, [...input.eventIds]));
+  const byEvent = new Map<string, DeliveryRow[]>();
+  for (const row of rows) byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row]);
+  return byEvent;
+}
+
+async function selectDeliveries(ctx: Ctx, where: SQL | undefined, limit?: number): Promise<DeliveryRow[]> {
+  const query = ctx.db
+    .select({
+      id: webhookDeliveries.id,
+      eventId: webhookDeliveries.eventId,
+      eventType: webhookDeliveries.eventType,
+      subscriptionId: webhookDeliveries.subscriptionId,
+      partnerId: webhookSubscriptions.partnerId,
+      environment: webhookSubscriptions.environment,
+      url: webhookSubscriptions.url,
+      objectId: events.objectId,
+      outcome: webhookDeliveries.status,
+      attemptCount: webhookDeliveries.attempts,
+      nextAttemptAt: webhookDeliveries.nextAttemptAt,
+      lastAttemptAt: webhookDeliveries.lastAttemptAt,
+      replayId: webhookDeliveries.replayId,
+      createdAt: webhookDeliveries.createdAt,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(where)
+    .orderBy(desc(webhookDeliveries.id));
+  const rows = limit === undefined ? await query : await query.limit(limit);
+  return rows.map(({ objectId, ...row }) => ({ ...row, orderId: row.eventType.startsWith('order.') ? objectId : null }));
+}
