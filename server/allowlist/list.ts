@@ -1,7 +1,6 @@
-import { and, desc, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { allowlistEntries } from '@/db/schema';
 import type { Ctx } from '../context';
-import { groupByOwner, type OwnedPage } from '../owned-page';
+import { pagePerOwner, type OwnedPage } from '../owned-page';
 
 export interface AllowlistEntrySummary {
   id: string;
@@ -13,25 +12,7 @@ export interface AllowlistEntrySummary {
 
 /** The IP allowlists of several partners at once, newest entry first, up to `limit` each. */
 export async function listAllowlistEntries({ ctx, input }: { ctx: Ctx; input: OwnedPage }): Promise<Map<string, AllowlistEntrySummary[]>> {
-  const where: SQL[] = [inArray(allowlistEntries.partnerId, [...input.ownerIds])];
-  if (input.after) where.push(lt(allowlistEntries.id, input.after));
-  const ranked = ctx.db
-    .select({
-      id: allowlistEntries.id,
-      partnerId: allowlistEntries.partnerId,
-      cidr: allowlistEntries.cidr,
-      label: allowlistEntries.label,
-      createdAt: allowlistEntries.createdAt,
-      rank: sql<number>`row_number() over (partition by ${allowlistEntries.partnerId} order by ${allowlistEntries.id} desc)`.as('rank'),
-    })
-    .from(allowlistEntries)
-    .where(and(...where))
-    .as('ranked');
-  const rows = await ctx.db.select().from(ranked).where(lte(ranked.rank, input.limit)).orderBy(desc(ranked.id));
-  return groupByOwner(
-    input.ownerIds,
-    rows,
-    (r) => r.partnerId,
-    ({ rank: _rank, ...summary }) => summary,
-  );
+  const t = allowlistEntries;
+  const fields = { id: t.id, partnerId: t.partnerId, cidr: t.cidr, label: t.label, createdAt: t.createdAt };
+  return pagePerOwner<AllowlistEntrySummary>(ctx, { table: t, fields, ownerKey: 'partnerId' }, input);
 }

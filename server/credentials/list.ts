@@ -1,7 +1,6 @@
-import { and, desc, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { credentials } from '@/db/schema';
 import type { Ctx, Environment } from '../context';
-import { groupByOwner, type OwnedPage } from '../owned-page';
+import { pagePerOwner, type OwnedPage } from '../owned-page';
 
 /** What operators may see of a credential: never the key or its hash. */
 export interface CredentialSummary {
@@ -17,27 +16,15 @@ export interface CredentialSummary {
 
 /** The credentials of several partners at once, newest first, up to `limit` each (one query for a page of partners). */
 export async function listCredentials({ ctx, input }: { ctx: Ctx; input: OwnedPage }): Promise<Map<string, CredentialSummary[]>> {
-  const where: SQL[] = [inArray(credentials.partnerId, [...input.ownerIds])];
-  if (input.after) where.push(lt(credentials.id, input.after));
-  const ranked = ctx.db
-    .select({
-      id: credentials.id,
-      partnerId: credentials.partnerId,
-      clientId: credentials.clientId,
-      environment: credentials.environment,
-      keyLast4: credentials.keyLast4,
-      createdAt: credentials.createdAt,
-      revokedAt: credentials.revokedAt,
-      rank: sql<number>`row_number() over (partition by ${credentials.partnerId} order by ${credentials.id} desc)`.as('rank'),
-    })
-    .from(credentials)
-    .where(and(...where))
-    .as('ranked');
-  const rows = await ctx.db.select().from(ranked).where(lte(ranked.rank, input.limit)).orderBy(desc(ranked.id));
-  return groupByOwner(
-    input.ownerIds,
-    rows,
-    (r) => r.partnerId,
-    ({ rank: _rank, ...summary }) => summary,
-  );
+  const t = credentials;
+  const fields = {
+    id: t.id,
+    partnerId: t.partnerId,
+    clientId: t.clientId,
+    environment: t.environment,
+    keyLast4: t.keyLast4,
+    createdAt: t.createdAt,
+    revokedAt: t.revokedAt,
+  };
+  return pagePerOwner<CredentialSummary>(ctx, { table: t, fields, ownerKey: 'partnerId' }, input);
 }
