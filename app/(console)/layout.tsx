@@ -4,6 +4,7 @@ import { useMemo, type ReactNode } from 'react';
 import { Provider } from 'urql';
 import { createConsoleClient } from '../_console/client';
 import { ConsoleFrame } from '../_console/frame';
+import '../console.css';
 
 // Every console page: the GraphQL client (the only data path) and the frame (who is signed in, the
 // navigation their role may use, sign-out).

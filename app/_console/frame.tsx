@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { useState, type ReactNode } from 'react';
+import { Suspense, useState, type ReactNode } from 'react';
 import { useQuery } from 'urql';
 import { toSignIn } from './client';
 import { ViewerContext, ViewerQuery, type Viewer } from './viewer';
@@ -15,7 +15,10 @@ interface NavItem {
 }
 
 // The console's pages, in the order of the navigation.
-const NAV: NavItem[] = [{ href: '/', label: 'Overview' }];
+const NAV: NavItem[] = [
+  { href: '/', label: 'Overview' },
+  { href: '/operators', label: 'Operators', needs: 'createOperator' },
+];
 
 export function ConsoleFrame({ children }: { children: ReactNode }) {
   const [{ data, error, fetching }] = useQuery({ query: ViewerQuery });
@@ -31,7 +34,10 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
   return (
     <ViewerContext.Provider value={viewer}>
       <Header viewer={viewer} />
-      <main>{children}</main>
+      <main className="console-main">
+        {/* Pages read their filters from the URL (useSearchParams), which needs a boundary to build. */}
+        <Suspense fallback={<p aria-busy="true">Loading…</p>}>{children}</Suspense>
+      </main>
     </ViewerContext.Provider>
   );
 }
@@ -46,7 +52,9 @@ function Header({ viewer }: { viewer: Viewer }) {
   }
   const items = NAV.filter((item) => !item.needs || viewer.allowedMutations.includes(item.needs));
   return (
-    <header style={{ display: 'flex', gap: '1.5rem', alignItems: 'center', borderBottom: '1px solid #ddd', paddingBottom: '0.75rem' }}>
+    <header
+      style={{ display: 'flex', gap: '1.5rem', alignItems: 'center', borderBottom: '1px solid var(--line)', padding: '0.75rem 1.5rem' }}
+    >
       <strong>Partner Delivery Platform</strong>
       <nav aria-label="Console">
         <ul style={{ display: 'flex', gap: '1rem', listStyle: 'none', margin: 0, padding: 0 }}>

@@ -1,6 +1,7 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
+import '../console.css';
 
 // Sign-in for operators: POST /api/session sets the http-only session cookie; the console and
 // /api/graphql read it. One message for a wrong e-mail or password.
@@ -30,7 +31,7 @@ export default function LoginPage() {
   }
 
   return (
-    <main>
+    <main className="console-main">
       <h1>Operator sign-in</h1>
       <form onSubmit={submit} style={{ display: 'grid', gap: '0.75rem', maxWidth: 320 }}>
         <label>

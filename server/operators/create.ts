@@ -1,22 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { newId } from '../ids';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx, type OperatorRole } from '../context';
 import { ConflictError } from '../errors';
 import { parseOrThrow } from '../validation';
 import { generatePassword, hashPassword } from './password';
-
-export const createOperatorInput = z.strictObject({
-  email: z
-    .email()
-    .max(254)
-    .transform((e) => e.toLowerCase()),
-  /** Absent: one is generated and returned once, in generatedPassword. */
-  password: z.string().min(12, 'at least 12 characters').max(200).optional(),
-  role: z.enum(['admin', 'support']),
-});
+import { createOperatorInput } from './schemas';
 
 export interface CreatedOperator {
   id: string;

@@ -1,0 +1,19 @@
+import { expect, type Page } from '@playwright/test';
+
+/** Signs in through /login as the demo admin (what npm start printed), or as another operator. */
+export async function signIn(
+  page: Page,
+  email = process.env.E2E_OPERATOR_EMAIL!,
+  password = process.env.E2E_OPERATOR_PASSWORD!,
+): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByLabel('Signed in as')).toContainText(email);
+}
+
+/** A screenshot of the page as it is now, kept with the test's artifacts (test-results/e2e). */
+export async function snapshot(page: Page, name: string, info: { outputPath(name: string): string }): Promise<void> {
+  await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
+}
