@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { encodeTime } from 'ulid';
 import type { Ctx, Environment, OperatorActor } from '../context';
 import { ValidationError } from '../errors';
+import { ulidFloor } from './ulid-floor';
 
 export interface MinuteCount {
   minute: Date;
@@ -43,11 +43,6 @@ const LIST_LIMIT = 100;
 // jitter), so attempts since a subscription started failing belong to deliveries made at most this
 // long before; reading only those keeps the count on the subscription index's recent end.
 const RETRY_HORIZON_MS = 2 * 86_400_000;
-
-/** The lowest ULID of a moment: ids sort by creation time, so `id >= floor` is a range on the primary key. */
-function ulidFloor(at: Date): string {
-  return encodeTime(Math.max(0, at.getTime()), 10) + '0000000000000000';
-}
 
 const date = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 

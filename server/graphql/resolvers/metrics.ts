@@ -1,9 +1,10 @@
-import { Arg, Authorized, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { latestFailures } from '@/server/metrics/latest-failures';
 import { overview } from '@/server/metrics/overview';
 import type { GraphQLContext } from '../context';
-import { Overview } from '../types/overview';
+import { FailedAttempt, Overview } from '../types/overview';
 
-@Resolver()
+@Resolver(() => Overview)
 export class MetricsResolver {
   @Authorized()
   @Query(() => Overview, {
@@ -14,5 +15,15 @@ export class MetricsResolver {
     @Arg('windowMinutes', () => Int, { defaultValue: 60, description: '1 to 1440.' }) windowMinutes: number,
   ): Promise<Overview> {
     return overview({ ctx, input: { windowMinutes } });
+  }
+
+  @Authorized()
+  @FieldResolver(() => [FailedAttempt], { description: 'The newest failed attempts in the window, newest first.' })
+  async latestFailures(
+    @Root() root: Overview,
+    @Ctx() { ctx }: GraphQLContext,
+    @Arg('first', () => Int, { defaultValue: 10, description: '1 to 50.' }) first: number,
+  ): Promise<FailedAttempt[]> {
+    return latestFailures({ ctx, input: { since: root.since, first } });
   }
 }

@@ -41,6 +41,51 @@ export class SubscriptionHealth {
   consecutiveFailures!: number | null;
 }
 
+@ObjectType('FailedAttempt', { description: 'One failed delivery attempt, with the partner, subscription and event it was for.' })
+export class FailedAttempt {
+  @Field(() => ID)
+  attemptId!: string;
+
+  @Field(() => ID)
+  deliveryId!: string;
+
+  @Field(() => ID)
+  eventId!: string;
+
+  @Field(() => String)
+  eventType!: string;
+
+  @Field(() => ID)
+  subscriptionId!: string;
+
+  @Field(() => String, { description: "The subscription's URL now." })
+  url!: string;
+
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => String)
+  partnerName!: string;
+
+  @Field(() => ENVIRONMENTS)
+  environment!: Environment;
+
+  @Field(() => Int, { description: 'The attempt number within its delivery.' })
+  number!: number;
+
+  @Field(() => Date)
+  startedAt!: Date;
+
+  @Field(() => Int, { nullable: true, description: 'null: no HTTP answer (timeout, connection, TLS...).' })
+  responseStatus!: number | null;
+
+  @Field(() => String, { description: 'timeout | connection | tls | dns | blocked_address | http_status | internal.' })
+  errorKind!: string;
+
+  @Field(() => String, { nullable: true })
+  errorMessage!: string | null;
+}
+
 @ObjectType('Overview', { description: 'What the console shows first: throughput, backlog, and endpoints in trouble.' })
 export class Overview {
   @Field(() => Int)
