@@ -1,6 +1,6 @@
 import type { Ctx } from '../context';
 import { parseOrThrow } from '../validation';
-import { auditFilterInput, type AuditFilter } from './filter';
+import { auditFilterInput, type AuditFilter } from './schemas';
 import { listAuditEntries, type AuditEntry } from './list';
 
 /** Rows per query of an export: one page in memory at a time, whatever the size of the log. */

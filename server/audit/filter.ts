@@ -1,27 +1,7 @@
 import { and, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
 import { auditLog, operators } from '@/db/schema';
 import { ValidationError } from '../errors';
-import { isStorableText } from '../validation';
-
-const text = (max: number) => z.string().trim().min(1).max(max).refine(isStorableText, 'must not contain U+0000 or an unpaired surrogate');
-
-/** What the audit log can be narrowed by: the console's filters and the export's query parameters. */
-export const auditFilterInput = z
-  .strictObject({
-    /** An operator id or e-mail, or a raw actor as stored ("operator:cli", "system:demo-seed"). */
-    actor: text(254).optional(),
-    action: text(100).optional(),
-    targetType: text(100).optional(),
-    targetId: text(200).optional(),
-    /** Inclusive. */
-    since: z.date().optional(),
-    /** Exclusive. */
-    until: z.date().optional(),
-  })
-  .refine((f) => !f.since || !f.until || f.since < f.until, { message: 'until must be after since', path: ['until'] });
-
-export type AuditFilter = z.infer<typeof auditFilterInput>;
+import type { AuditFilter } from './schemas';
 
 /** The SQL conditions of a filter. An actor without ':' is an operator: by e-mail when it has an '@', else by id. */
 export function auditConditions(filter: AuditFilter): SQL[] {

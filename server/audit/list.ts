@@ -2,7 +2,8 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { auditLog, operators } from '@/db/schema';
 import type { Ctx } from '../context';
 import { parseOrThrow } from '../validation';
-import { afterPosition, auditConditions, auditFilterInput, positionOf, type AuditFilter } from './filter';
+import { afterPosition, auditConditions, positionOf } from './filter';
+import { auditFilterInput, type AuditFilter } from './schemas';
 
 export interface AuditEntry {
   id: string;

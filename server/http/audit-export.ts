@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AuditFilter } from '../audit/filter';
+import type { AuditFilter } from '../audit/schemas';
 import type { AuditEntry } from '../audit/list';
 import { ValidationError } from '../errors';
 import type { Logger } from '../logger';
