@@ -1,11 +1,270 @@
+'use client';
+
+import type { ColumnDef } from '@tanstack/react-table';
+import Link from 'next/link';
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from 'urql';
+import { graphql, type ResultOf } from '../_console/graphql';
+import { everyMinute, hhmm, ThroughputChart } from '../_console/overview/throughput-chart';
+import { DataTable } from '../_console/ui/data-table';
+import { apiErrors, ErrorList } from '../_console/ui/errors';
+import { formatAge, formatPercent, formatTime } from '../_console/ui/format';
+import { useUrlState } from '../_console/ui/url-state';
+
+const OverviewPage = graphql(`
+  query OverviewPage($windowMinutes: Int!) {
+    overview(windowMinutes: $windowMinutes) {
+      windowMinutes
+      since
+      attempts
+      successRate
+      pendingDeliveries
+      dueDeliveries
+      oldestWaitingSeconds
+      perMinute {
+        minute
+        succeeded
+        failed
+      }
+      failingSubscriptions {
+        id
+        partnerId
+        environment
+        url
+        failingSince
+        consecutiveFailures
+      }
+      disabledSubscriptions {
+        id
+        partnerId
+        environment
+        url
+        disabledReason
+      }
+      latestFailures(first: 20) {
+        attemptId
+        eventId
+        eventType
+        subscriptionId
+        url
+        partnerId
+        partnerName
+        environment
+        number
+        startedAt
+        responseStatus
+        errorKind
+        errorMessage
+      }
+    }
+  }
+`);
+
+type Data = ResultOf<typeof OverviewPage>['overview'];
+type Failing = Data['failingSubscriptions'][number];
+type Disabled = Data['disabledSubscriptions'][number];
+type Failure = Data['latestFailures'][number];
+
+const WINDOWS = [
+  { minutes: 60, label: 'Last hour' },
+  { minutes: 360, label: 'Last 6 hours' },
+  { minutes: 1440, label: 'Last 24 hours' },
+] as const;
+const POLL_MS = 10_000;
+
 export default function Overview() {
+  const [url, setUrl] = useUrlState(['window'] as const);
+  const windowMinutes = WINDOWS.find((w) => String(w.minutes) === url.window)?.minutes ?? 60;
+  const [{ data, error, fetching }, reexecute] = useQuery({ query: OverviewPage, variables: { windowMinutes } });
+  const [refreshedAt, setRefreshedAt] = useState<Date | null>(null);
+
+  // Live: ask again every 10 s, past the cache (urql has no polling of its own).
+  useEffect(() => {
+    const timer = setInterval(() => reexecute({ requestPolicy: 'network-only' }), POLL_MS);
+    return () => clearInterval(timer);
+  }, [reexecute]);
+  useEffect(() => {
+    if (data && !fetching) setRefreshedAt(new Date());
+  }, [data, fetching]);
+
+  const overview = data?.overview;
+  const errors = apiErrors(error);
   return (
     <>
+      <title>Overview · Partner Delivery Platform</title>
       <h1>Overview</h1>
-      <p>
-        The partner API lives under <code>/partner</code>; its reference is <a href="/partner/openapi.json">/partner/openapi.json</a>. The
-        operator API is GraphQL at <code>/api/graphql</code> (README, “Operator API”).
-      </p>
+      <div className="toolbar">
+        <label>
+          Time window
+          <select value={windowMinutes} onChange={(e) => setUrl({ window: e.target.value === '60' ? undefined : e.target.value })}>
+            {WINDOWS.map((w) => (
+              <option key={w.minutes} value={w.minutes}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => reexecute({ requestPolicy: 'network-only' })} disabled={fetching}>
+          Refresh now
+        </button>
+        <p className="muted" data-testid="refreshed">
+          {refreshedAt ? `Refreshed at ${refreshedAt.toLocaleTimeString('en-GB')}; refreshes every 10 s.` : 'Loading…'}
+        </p>
+      </div>
+      {/* A failed refresh keeps the last figures on screen and says why beside them. */}
+      {errors.length > 0 && overview && <p className="error">The last refresh failed; the figures below are from the one before.</p>}
+      <ErrorList errors={errors} />
+      {overview && <OverviewBody overview={overview} refreshedAt={refreshedAt ?? new Date()} />}
     </>
   );
 }
+
+function OverviewBody({ overview, refreshedAt }: { overview: Data; refreshedAt: Date }) {
+  const windowLabel = WINDOWS.find((w) => w.minutes === overview.windowMinutes)?.label.toLowerCase() ?? `${overview.windowMinutes} minutes`;
+  const minutes = useMemo(() => everyMinute(overview.perMinute, overview.since, refreshedAt), [overview, refreshedAt]);
+  const failed = overview.perMinute.reduce((n, m) => n + m.failed, 0);
+  const summary = `Delivery attempts per minute, ${windowLabel}: ${overview.attempts - failed} succeeded and ${failed} failed.`;
+  return (
+    <>
+      <section aria-labelledby="figures">
+        <h2 id="figures" className="visually-hidden">
+          Figures
+        </h2>
+        <dl className="cards">
+          <div className="card">
+            <dt>Success rate</dt>
+            <dd className={`value ${overview.successRate !== null && overview.successRate < 0.95 ? 'status-bad' : ''}`}>
+              {formatPercent(overview.successRate)}
+            </dd>
+            <dd className="muted">
+              of {overview.attempts} attempts, {windowLabel}
+            </dd>
+          </div>
+          <div className="card">
+            <dt>Queue depth</dt>
+            <dd className="value">{overview.pendingDeliveries}</dd>
+            <dd className="muted">deliveries pending, {overview.dueDeliveries} due now</dd>
+          </div>
+          <div className="card">
+            <dt>Oldest waiting delivery</dt>
+            <dd className="value">{formatAge(overview.oldestWaitingSeconds)}</dd>
+            <dd className="muted">{overview.oldestWaitingSeconds === null ? 'nothing is waiting' : 'since it was due'}</dd>
+          </div>
+          <div className="card">
+            <dt>Subscriptions in trouble</dt>
+            <dd className="value">{overview.failingSubscriptions.length}</dd>
+            <dd className="muted">failing; {overview.disabledSubscriptions.length} disabled</dd>
+          </div>
+        </dl>
+      </section>
+
+      <section aria-labelledby="per-minute">
+        <h2 id="per-minute">Deliveries per minute</h2>
+        <ThroughputChart minutes={minutes} summary={summary} />
+        <details>
+          <summary>The minutes with attempts, as a table</summary>
+          <table>
+            <caption>Attempts per minute by outcome, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Minute</th>
+                <th scope="col">Succeeded</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {overview.perMinute.length === 0 && (
+                <tr>
+                  <td colSpan={3} className="muted">
+                    No attempts in this window.
+                  </td>
+                </tr>
+              )}
+              {overview.perMinute.map((m) => (
+                <tr key={m.minute}>
+                  <td>{hhmm(m.minute)}</td>
+                  <td>{m.succeeded}</td>
+                  <td>{m.failed}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </section>
+
+      <section aria-labelledby="failing">
+        <h2 id="failing">Failing subscriptions</h2>
+        <DataTable
+          caption="Enabled subscriptions whose attempts fail, longest failing first"
+          columns={failingColumns}
+          rows={overview.failingSubscriptions}
+          empty="No subscription is failing."
+        />
+      </section>
+
+      <section aria-labelledby="disabled">
+        <h2 id="disabled">Disabled subscriptions</h2>
+        <DataTable
+          caption="Disabled subscriptions, most recently changed first"
+          columns={disabledColumns}
+          rows={overview.disabledSubscriptions}
+          empty="No subscription is disabled."
+        />
+      </section>
+
+      <section aria-labelledby="latest-failures">
+        <h2 id="latest-failures">Latest failures</h2>
+        <DataTable
+          caption={`The newest failed attempts, ${windowLabel}`}
+          columns={failureColumns}
+          rows={overview.latestFailures}
+          empty="No failed attempt in this window."
+        />
+      </section>
+    </>
+  );
+}
+
+const subscriptionLink = (id: string, url: string) => <Link href={`/subscriptions/${id}`}>{url}</Link>;
+
+const failingColumns: ColumnDef<Failing, unknown>[] = [
+  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
+  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
+  { header: 'Environment', accessorKey: 'environment' },
+  { header: 'Failing since', cell: ({ row }) => formatTime(row.original.failingSince) },
+  { header: 'Failed attempts', cell: ({ row }) => row.original.consecutiveFailures ?? '—' },
+];
+
+const disabledColumns: ColumnDef<Disabled, unknown>[] = [
+  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
+  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
+  { header: 'Environment', accessorKey: 'environment' },
+  { header: 'Reason', cell: ({ row }) => row.original.disabledReason ?? '—' },
+];
+
+const failureColumns: ColumnDef<Failure, unknown>[] = [
+  { header: 'When', cell: ({ row }) => formatTime(row.original.startedAt) },
+  { header: 'Partner', cell: ({ row }) => `${row.original.partnerName} (${row.original.environment})` },
+  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.subscriptionId, row.original.url) },
+  { header: 'Event type', accessorKey: 'eventType' },
+  {
+    header: 'Error',
+    cell: ({ row }) => (
+      <>
+        <span className="status-bad">
+          {row.original.responseStatus ? `HTTP ${row.original.responseStatus}` : row.original.errorKind} (attempt {row.original.number})
+        </span>
+        {row.original.errorMessage && <div className="muted">{row.original.errorMessage}</div>}
+      </>
+    ),
+  },
+  {
+    header: 'Deliveries',
+    cell: ({ row }) => (
+      <Link href={`/deliveries?eventId=${encodeURIComponent(row.original.eventId)}`}>
+        <span className="visually-hidden">Deliveries of event </span>
+        {row.original.eventId}
+      </Link>
+    ),
+  },
+];
