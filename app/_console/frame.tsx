@@ -18,23 +18,37 @@ interface NavItem {
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
   { href: '/operators', label: 'Operators', needs: 'createOperator' },
+  { href: '/audit', label: 'Audit log' },
 ];
 
 export function ConsoleFrame({ children }: { children: ReactNode }) {
   const [{ data, error, fetching }] = useQuery({ query: ViewerQuery });
-  if (fetching && !data) return <p aria-busy="true">Loading…</p>;
+  if (fetching && !data) {
+    return (
+      <main className="console-main" aria-busy="true">
+        <p>Loading…</p>
+      </main>
+    );
+  }
   if (error && !data) {
     return (
-      <p role="alert">
-        The console could not reach the operator API: {error.message}. <a href="/login">Sign in again</a>.
-      </p>
+      <main className="console-main">
+        <p role="alert">
+          The console could not reach the operator API: {error.message}. <a href="/login">Sign in again</a>.
+        </p>
+      </main>
     );
   }
   const viewer = data!.me;
   return (
     <ViewerContext.Provider value={viewer}>
+      {/* First in the tab order: past the header and navigation to the page itself. */}
+      <a href="#main" className="skip-link">
+        Skip to main content
+      </a>
       <Header viewer={viewer} />
-      <main className="console-main">
+      {/* tabIndex -1: the skip link moves focus here, so the next Tab goes on from the page's start. */}
+      <main id="main" tabIndex={-1} className="console-main">
         {/* Pages read their filters from the URL (useSearchParams), which needs a boundary to build. */}
         <Suspense fallback={<p aria-busy="true">Loading…</p>}>{children}</Suspense>
       </main>
@@ -52,22 +66,20 @@ function Header({ viewer }: { viewer: Viewer }) {
   }
   const items = NAV.filter((item) => !item.needs || viewer.allowedMutations.includes(item.needs));
   return (
-    <header
-      style={{ display: 'flex', gap: '1.5rem', alignItems: 'center', borderBottom: '1px solid var(--line)', padding: '0.75rem 1.5rem' }}
-    >
+    <header className="console-header">
       <strong>Partner Delivery Platform</strong>
       <nav aria-label="Console">
-        <ul style={{ display: 'flex', gap: '1rem', listStyle: 'none', margin: 0, padding: 0 }}>
+        <ul>
           {items.map((item) => (
             <li key={item.href}>
-              <Link href={item.href} aria-current={pathname === item.href ? 'page' : undefined}>
+              <Link href={item.href} aria-current={isCurrent(pathname, item.href) ? 'page' : undefined}>
                 {item.label}
               </Link>
             </li>
           ))}
         </ul>
       </nav>
-      <span style={{ marginLeft: 'auto' }} aria-label="Signed in as">
+      <span className="signed-in" aria-label="Signed in as">
         {viewer.operator.email} <span data-testid="role">({viewer.operator.role})</span>
       </span>
       <button type="button" onClick={signOut} disabled={signingOut}>
@@ -75,4 +87,9 @@ function Header({ viewer }: { viewer: Viewer }) {
       </button>
     </header>
   );
+}
+
+/** The page's own entry, or its section's (a partner's page is under Partners). */
+function isCurrent(pathname: string, href: string): boolean {
+  return href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`);
 }

@@ -31,22 +31,24 @@ export default function LoginPage() {
   }
 
   return (
-    <main className="console-main">
+    <main id="main" className="console-main">
+      <title>Sign in · Partner Delivery Platform</title>
       <h1>Operator sign-in</h1>
-      <form onSubmit={submit} style={{ display: 'grid', gap: '0.75rem', maxWidth: 320 }}>
+      {/* Plain fields in document order: Tab, type, Tab, type, Enter signs in. */}
+      <form onSubmit={submit} className="stacked" aria-describedby={error ? 'sign-in-error' : undefined}>
         <label>
           E-mail
-          <input name="email" type="email" autoComplete="username" required style={{ display: 'block', width: '100%' }} />
+          <input name="email" type="email" autoComplete="username" required aria-invalid={error ? true : undefined} />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" required style={{ display: 'block', width: '100%' }} />
+          <input name="password" type="password" autoComplete="current-password" required aria-invalid={error ? true : undefined} />
         </label>
-        <button type="submit" disabled={busy}>
+        <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         {error && (
-          <p role="alert" style={{ color: '#b00020' }}>
+          <p role="alert" id="sign-in-error" className="error">
             {error}
           </p>
         )}
