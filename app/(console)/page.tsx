@@ -5,7 +5,8 @@ import Link from 'next/link';
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
 import { graphql, type ResultOf } from '../_console/graphql';
-import { everyMinute, hhmm, ThroughputChart } from '../_console/overview/throughput-chart';
+import { everyMinute, hhmm } from '../_console/overview/minutes';
+import { ThroughputChart } from '../_console/overview/throughput-chart';
 import { DataTable } from '../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../_console/ui/errors';
 import { formatAge, formatPercent, formatTime } from '../_console/ui/format';
@@ -78,9 +79,11 @@ export default function Overview() {
   const [{ data, error, fetching }, reexecute] = useQuery({ query: OverviewPage, variables: { windowMinutes } });
   const [refreshedAt, setRefreshedAt] = useState<Date | null>(null);
 
-  // Live: ask again every 10 s, past the cache (urql has no polling of its own).
+  // Live: ask again every 10 s, past the cache (urql has no polling of its own); not while the tab is hidden.
   useEffect(() => {
-    const timer = setInterval(() => reexecute({ requestPolicy: 'network-only' }), POLL_MS);
+    const timer = setInterval(() => {
+      if (!document.hidden) reexecute({ requestPolicy: 'network-only' });
+    }, POLL_MS);
     return () => clearInterval(timer);
   }, [reexecute]);
   useEffect(() => {

@@ -1,19 +1,15 @@
 'use client';
 
-type Json = unknown;
-
-const isRecord = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: Json) => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+import { fieldDiff, showValue } from './diff';
 
 /**
  * An entry's before and after, readable: a field-by-field diff (only the fields that differ) in a
  * details element, with both objects as pretty JSON beneath it for anything the diff leaves out.
  */
-export function ChangesOf({ before, after }: { before: Json; after: Json }) {
+export function ChangesOf({ before, after }: { before: unknown; after: unknown }) {
   if ((before === null || before === undefined) && (after === null || after === undefined)) return <span className="muted">—</span>;
-  const b = isRecord(before) ? before : {};
-  const a = isRecord(after) ? after : {};
-  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
+  const changes = fieldDiff(before, after);
+  const keys = changes.map((c) => c.field);
   const summary =
     keys.length === 0
       ? 'No field changed'
@@ -32,16 +28,16 @@ export function ChangesOf({ before, after }: { before: Json; after: Json }) {
             </tr>
           </thead>
           <tbody>
-            {keys.map((k) => (
-              <tr key={k}>
+            {changes.map((c) => (
+              <tr key={c.field}>
                 <th scope="row">
-                  <code>{k}</code>
+                  <code>{c.field}</code>
                 </th>
                 <td className="diff-before">
-                  <code>{show(b[k])}</code>
+                  <code>{showValue(c.before)}</code>
                 </td>
                 <td className="diff-after">
-                  <code>{show(a[k])}</code>
+                  <code>{showValue(c.after)}</code>
                 </td>
               </tr>
             ))}
