@@ -42,10 +42,10 @@ const LIST_LIMIT = 100;
 // A delivery's scheduled retries end within about 33 h of its creation (the schedule's sum plus
 // jitter), so attempts since a subscription started failing belong to deliveries made at most this
 // long before; reading only those keeps the count on the subscription index's recent end.
-const RETRY_HORIZON_MS = 2 * 86_400_000;
+export const RETRY_HORIZON_MS = 2 * 86_400_000;
 
 /** The lowest ULID of a moment: ids sort by creation time, so `id >= floor` is a range on the primary key. */
-function ulidFloor(at: Date): string {
+export function ulidFloor(at: Date): string {
   return encodeTime(Math.max(0, at.getTime()), 10) + '0000000000000000';
 }
 

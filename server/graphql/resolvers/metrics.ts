@@ -1,7 +1,9 @@
-import { Arg, Authorized, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import { overview } from '@/server/metrics/overview';
+import { subscriptionHealth } from '@/server/metrics/subscription-health';
 import type { GraphQLContext } from '../context';
 import { Overview } from '../types/overview';
+import { SubscriptionHealthReport } from '../types/subscription-health';
 
 @Resolver()
 export class MetricsResolver {
@@ -14,5 +16,17 @@ export class MetricsResolver {
     @Arg('windowMinutes', () => Int, { defaultValue: 60, description: '1 to 1440.' }) windowMinutes: number,
   ): Promise<Overview> {
     return overview({ ctx, input: { windowMinutes } });
+  }
+
+  @Authorized()
+  @Query(() => SubscriptionHealthReport, {
+    description: "One subscription's success rate and latency over time, status classes, failure streak and backlog.",
+  })
+  async subscriptionHealth(
+    @Ctx() { ctx }: GraphQLContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('windowHours', () => Int, { defaultValue: 24, description: '1 to 168.' }) windowHours: number,
+  ): Promise<SubscriptionHealthReport> {
+    return subscriptionHealth({ ctx, input: { id, windowHours } });
   }
 }
