@@ -167,8 +167,10 @@ test('a subscription made by REST opens from its partner page to its health, whi
     await expect(page.getByRole('table', { name: 'Response status classes' })).toContainText('No HTTP answer', { timeout: 1000 });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByRole('group', { name: 'Health at a glance' })).toContainText('Backlog');
-  await page.getByLabel('Window').selectOption('6');
+  await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('6');
   await expect(page).toHaveURL(/hours=6/);
+  // About 48 intervals per window: 8 minutes each over 6 hours.
+  await expect(page.getByText('Each point covers 8 minutes')).toBeVisible();
   await snapshot(page, 'subscription-health', test.info());
 
   await page.getByRole('button', { name: 'Disable subscription' }).click();

@@ -77,8 +77,12 @@ export default function SubscriptionHealth() {
       <h1>Subscription health</h1>
       <form className="inline" onSubmit={(e) => e.preventDefault()} aria-label="Time window">
         <label>
-          Window
-          <select value={String(windowHours)} onChange={(e) => setUrl({ hours: e.target.value === '24' ? undefined : e.target.value })}>
+          <span id="window-label">Window</span>
+          <select
+            aria-labelledby="window-label"
+            value={String(windowHours)}
+            onChange={(e) => setUrl({ hours: e.target.value === '24' ? undefined : e.target.value })}
+          >
             {WINDOWS.map((w) => (
               <option key={w.hours} value={w.hours}>
                 {w.label}
