@@ -136,6 +136,7 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
 
 test('a subscription made by REST opens from its partner page to its health, which support or admin disables and enables', async ({
   page,
+  browser,
 }) => {
   const [clientId, key] = [process.env.E2E_CLIENT_ID!, process.env.E2E_API_KEY!];
   // A loopback address nothing listens on (the e2e service allows private networks): attempts fail.
@@ -179,4 +180,27 @@ test('a subscription made by REST opens from its partner page to its health, whi
   await snapshot(page, 'subscription-health-disabled', test.info());
   await page.getByRole('button', { name: 'Enable subscription' }).click();
   await expect(page.getByTestId('subscription-status')).toHaveText('enabled');
+
+  // Support may enable and disable subscriptions too: the control is there for them.
+  const email = `support-health-${Date.now()}@example.com`;
+  const password = `support-pass-${Date.now()}`;
+  await operatorApi(
+    page,
+    'mutation ($email: String!, $password: String) { createOperator(email: $email, role: support, password: $password) { operator { id } } }',
+    {
+      email,
+      password,
+    },
+  );
+  const healthUrl = page.url();
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await signIn(theirs, email, password);
+  await theirs.goto(healthUrl);
+  await theirs.getByRole('button', { name: 'Disable subscription' }).click();
+  await theirs.getByRole('alertdialog').getByRole('button', { name: 'Disable' }).click();
+  await expect(theirs.getByTestId('subscription-status')).toHaveText(/disabled/);
+  await theirs.getByRole('button', { name: 'Enable subscription' }).click();
+  await expect(theirs.getByTestId('subscription-status')).toHaveText('enabled');
+  await other.close();
 });
