@@ -17,6 +17,7 @@ interface NavItem {
 // The console's pages, in the order of the navigation.
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
+  { href: '/partners', label: 'Partners' },
   { href: '/operators', label: 'Operators', needs: 'createOperator' },
   { href: '/audit', label: 'Audit log' },
 ];

@@ -42,7 +42,7 @@ const LIST_LIMIT = 100;
 // A delivery's scheduled retries end within about 33 h of its creation (the schedule's sum plus
 // jitter), so attempts since a subscription started failing belong to deliveries made at most this
 // long before; reading only those keeps the count on the subscription index's recent end.
-const RETRY_HORIZON_MS = 2 * 86_400_000;
+export const RETRY_HORIZON_MS = 2 * 86_400_000;
 
 const date = (v: string | Date) => (v instanceof Date ? v : new Date(v));
 

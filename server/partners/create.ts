@@ -1,12 +1,11 @@
 import { newId } from '../ids';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { parseOrThrow } from '../validation';
 import { presentPartner, type PartnerSummary } from './present';
-
-export const createPartnerInput = z.strictObject({ name: z.string().trim().min(1).max(200) });
+import { createPartnerInput } from './schemas';
 
 export async function createPartner({ ctx, input }: { ctx: Ctx; input: z.input<typeof createPartnerInput> }): Promise<PartnerSummary> {
   const { name } = parseOrThrow(createPartnerInput, input);

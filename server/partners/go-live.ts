@@ -1,12 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { ConflictError } from '../errors';
-import { isStorableText, parseOrThrow } from '../validation';
+import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
 import type { GoLiveStatus } from './present';
+import { decideGoLiveInput } from './schemas';
 
 export type GoLiveDecision = 'request' | 'approve' | 'reject';
 
@@ -17,13 +18,6 @@ const MOVES: Record<GoLiveDecision, { from: GoLiveStatus[]; to: GoLiveStatus }> 
   approve: { from: ['requested'], to: 'approved' },
   reject: { from: ['requested'], to: 'rejected' },
 };
-
-export const decideGoLiveInput = z.strictObject({
-  partnerId: z.string().min(1),
-  decision: z.enum(['request', 'approve', 'reject']),
-  // Why rejected, what was checked: kept with the partner until the next decision replaces it.
-  note: z.string().trim().max(2000).refine(isStorableText, 'text must not contain U+0000 or an unpaired surrogate').optional(),
-});
 
 export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<typeof decideGoLiveInput> }) {
   const { partnerId, decision, note } = parseOrThrow(decideGoLiveInput, input);

@@ -1,17 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
 import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
 import { rateLimitOf } from './present';
-
-export const setRateLimitInput = z.strictObject({
-  partnerId: z.string().min(1),
-  // null restores the platform default.
-  perSecond: z.number().int().min(1).max(100_000).nullable(),
-});
+import { setRateLimitInput } from './schemas';
 
 export async function setRateLimit({ ctx, input }: { ctx: Ctx; input: z.input<typeof setRateLimitInput> }) {
   const { partnerId, perSecond } = parseOrThrow(setRateLimitInput, input);

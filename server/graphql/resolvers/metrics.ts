@@ -1,8 +1,10 @@
-import { Arg, Authorized, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
 import { latestFailures } from '@/server/metrics/latest-failures';
 import { overview } from '@/server/metrics/overview';
+import { subscriptionHealth } from '@/server/metrics/subscription-health';
 import type { GraphQLContext } from '../context';
 import { FailedAttempt, Overview } from '../types/overview';
+import { SubscriptionHealthReport } from '../types/subscription-health';
 
 @Resolver(() => Overview)
 export class MetricsResolver {
@@ -25,5 +27,17 @@ export class MetricsResolver {
     @Arg('first', () => Int, { defaultValue: 10, description: '1 to 50.' }) first: number,
   ): Promise<FailedAttempt[]> {
     return latestFailures({ ctx, input: { since: root.since, first } });
+  }
+
+  @Authorized()
+  @Query(() => SubscriptionHealthReport, {
+    description: "One subscription's success rate and latency over time, status classes, failure streak and backlog.",
+  })
+  async subscriptionHealth(
+    @Ctx() { ctx }: GraphQLContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('windowHours', () => Int, { defaultValue: 24, description: '1 to 168.' }) windowHours: number,
+  ): Promise<SubscriptionHealthReport> {
+    return subscriptionHealth({ ctx, input: { id, windowHours } });
   }
 }

@@ -1,0 +1,206 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signIn, snapshot } from './console';
+
+const BASE = () => process.env.E2E_BASE_URL!;
+const QUOTE = { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } };
+
+/** A partner API call from the test process (loopback), as the partner's server would make it. */
+async function partnerCall(path: string, clientId: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${BASE()}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-client-id': clientId, 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The operator API as the signed-in browser calls it (its session cookie). */
+async function operatorApi(page: Page, query: string, variables: Record<string, unknown>) {
+  const res = await page.request.post('/api/graphql', { data: { query, variables } });
+  const body = await res.json();
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body.data;
+}
+
+test('an admin creates a partner, issues sandbox credentials that work, and an allowlist entry refuses other addresses; support sees it read-only', async ({
+  page,
+  browser,
+}) => {
+  await signIn(page);
+  await page.getByRole('link', { name: 'Partners' }).click();
+  await expect(page.getByRole('heading', { name: 'Partners', level: 1 })).toBeVisible();
+
+  // Create a partner: the form validates before sending, then the new partner's page opens.
+  await page.getByRole('button', { name: 'Create partner' }).click();
+  await expect(page.getByLabel('Partner name')).toHaveAttribute('aria-invalid', 'true');
+  const name = `Courier ${Date.now()}`;
+  await page.getByLabel('Partner name').fill(name);
+  await page.getByRole('button', { name: 'Create partner' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  const partnerUrl = page.url();
+
+  // The list finds it by name (the search lives in the URL).
+  await page.goto('/partners');
+  await page.getByLabel('Search by name or id').fill(name.toLowerCase());
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page).toHaveURL(/\?q=/);
+  await expect(page.getByRole('table', { name: /Partners matching/ }).getByRole('link', { name })).toBeVisible();
+  await snapshot(page, 'partners', test.info());
+  await page.getByRole('link', { name }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+
+  // Issue sandbox credentials: the key is shown once, with a copy button and a warning.
+  await expect(page.getByRole('button', { name: 'Issue production credentials' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Issue sandbox credentials' }).click();
+  const notice = page.getByRole('status', { name: 'Issued credentials' });
+  await expect(notice).toContainText('will not be shown again');
+  await expect(notice.getByRole('button', { name: 'Copy key' })).toBeVisible();
+  const clientId = (await notice.getByLabel('Issued client ID').textContent())!;
+  const key = (await notice.getByLabel('Issued API key').textContent())!;
+  await expect(page.getByRole('table', { name: /API credentials/ })).toContainText(clientId);
+  await snapshot(page, 'partner-credential-issued', test.info());
+
+  const quoted = await partnerCall('/partner/quotes', clientId, key, QUOTE);
+  expect(quoted.status).toBe(201);
+
+  // An allowlist entry, validated as typed with the server's rule; then the test's loopback address is refused.
+  const cidr = page.getByLabel('CIDR or address');
+  await cidr.fill('203.0.113.0/33');
+  await expect(cidr).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText('not an IPv4 or IPv6 address or CIDR')).toBeVisible();
+  await cidr.fill('203.0.113.7/24');
+  await expect(cidr).toHaveAttribute('aria-invalid', 'false');
+  await expect(page.getByText('Stored as 203.0.113.0/24')).toBeVisible();
+  await page.getByLabel('Label (optional)').fill('partner egress');
+  await page.getByRole('button', { name: 'Add to allowlist' }).click();
+  const allowlist = page.getByRole('table', { name: /Address ranges/ });
+  await expect(allowlist).toContainText('203.0.113.0/24');
+  await expect(allowlist).toContainText('partner egress');
+  // Every process applies the change within CREDENTIAL_CACHE_TTL_MS (3 s by default).
+  await expect
+    .poll(async () => (await partnerCall('/partner/quotes', clientId, key, QUOTE)).status, { timeout: 15_000, intervals: [250, 500, 1000] })
+    .toBe(403);
+  await snapshot(page, 'partner', test.info());
+
+  // A support operator (made through the operator API) sees the partner read-only: no credential or allowlist actions.
+  const email = `support-partners-${Date.now()}@example.com`;
+  const password = `support-pass-${Date.now()}`;
+  await operatorApi(
+    page,
+    'mutation ($email: String!, $password: String) { createOperator(email: $email, role: support, password: $password) { operator { id } } }',
+    {
+      email,
+      password,
+    },
+  );
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await signIn(theirs, email, password);
+  await theirs.goto(partnerUrl);
+  await expect(theirs.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(theirs.getByRole('table', { name: /API credentials/ })).toContainText(clientId);
+  await expect(theirs.getByRole('table', { name: /Address ranges/ })).toContainText('203.0.113.0/24');
+  await expect(theirs.getByRole('button', { name: /Issue .* credentials/ })).toHaveCount(0);
+  await expect(theirs.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  await expect(theirs.getByLabel('CIDR or address')).toHaveCount(0);
+  await expect(theirs.getByRole('button', { name: /Add to allowlist|Remove/ })).toHaveCount(0);
+  await expect(theirs.getByRole('button', { name: /go-live/i })).toHaveCount(0);
+  await expect(theirs.getByRole('button', { name: /Set limit|Restore default/ })).toHaveCount(0);
+  await expect(theirs.getByRole('button', { name: 'Create partner' })).toHaveCount(0);
+  await snapshot(theirs, 'partner-as-support', test.info());
+  await other.close();
+
+  // The admin removes the entry (after confirming) and revokes the key (after confirming): the key is refused.
+  await page.getByRole('button', { name: 'Remove 203.0.113.0/24' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Remove entry' }).click();
+  await expect(allowlist).not.toContainText('203.0.113.0/24');
+  await page.getByRole('button', { name: `Revoke ${clientId}` }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke credential' }).click();
+  await expect(page.getByRole('table', { name: /API credentials/ })).toContainText('revoked');
+  await expect
+    .poll(async () => (await partnerCall('/partner/quotes', clientId, key, QUOTE)).status, { timeout: 15_000, intervals: [250, 500, 1000] })
+    .toBe(401);
+
+  // Go-live review and rate limit, by clicking.
+  await page.getByRole('button', { name: 'Record go-live request' }).click();
+  await expect(page.getByTestId('go-live-status')).toHaveText(/Requested/);
+  await page.getByLabel('Review note').fill('UAT passed');
+  await page.getByRole('button', { name: 'Approve go-live' }).click();
+  await expect(page.getByTestId('go-live-status')).toHaveText(/Approved/);
+  await expect(page.getByRole('button', { name: 'Issue production credentials' })).toBeEnabled();
+  await page.getByLabel('Requests per second').fill('7');
+  await page.getByRole('button', { name: 'Set limit' }).click();
+  await expect(page.getByTestId('rate-limit-effective')).toContainText('7 requests per second');
+  await page.getByRole('button', { name: 'Restore default' }).click();
+  await expect(page.getByRole('button', { name: 'Restore default' })).toHaveCount(0);
+});
+
+test('a subscription made by REST opens from its partner page to its health, which support or admin disables and enables', async ({
+  page,
+  browser,
+}) => {
+  const [clientId, key] = [process.env.E2E_CLIENT_ID!, process.env.E2E_API_KEY!];
+  // A loopback address nothing listens on (the e2e service allows private networks): attempts fail.
+  const url = `https://127.0.0.1:9/hook-${Date.now()}`;
+  const made = await partnerCall('/partner/webhooks', clientId, key, { url });
+  expect(made.status, await made.clone().text()).toBe(201);
+  // An order makes an order.created event, whose delivery to that address fails: the health page has an attempt to show.
+  const quote = await (await partnerCall('/partner/quotes', clientId, key, QUOTE)).json();
+  const order = await partnerCall('/partner/orders', clientId, key, { quote_id: quote.id });
+  expect(order.status, await order.clone().text()).toBe(201);
+
+  await signIn(page);
+  await page.getByRole('link', { name: 'Partners' }).click();
+  await page.getByLabel('Search by name or id').fill('Demo Partner');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('link', { name: 'Demo Partner' }).first().click();
+  const row = page
+    .getByRole('table', { name: /Live subscriptions/ })
+    .getByRole('row')
+    .filter({ hasText: url });
+  await expect(row).toContainText('enabled');
+  await row.getByRole('link', { name: `Health of ${url}` }).click();
+  await expect(page.getByRole('heading', { name: 'Subscription health', level: 1 })).toBeVisible();
+  await expect(page.getByText(url)).toBeVisible();
+
+  // The worker tries the delivery (connection refused): poll with a deadline, refreshing the page's data.
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(page.getByRole('table', { name: 'Response status classes' })).toContainText('No HTTP answer', { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByRole('group', { name: 'Health at a glance' })).toContainText('Backlog');
+  await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('6');
+  await expect(page).toHaveURL(/hours=6/);
+  // About 48 intervals per window: 8 minutes each over 6 hours.
+  await expect(page.getByText('Each point covers 8 minutes')).toBeVisible();
+  await snapshot(page, 'subscription-health', test.info());
+
+  await page.getByRole('button', { name: 'Disable subscription' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Disable' }).click();
+  await expect(page.getByTestId('subscription-status')).toHaveText(/disabled \(disabled by operator\)/);
+  await snapshot(page, 'subscription-health-disabled', test.info());
+  await page.getByRole('button', { name: 'Enable subscription' }).click();
+  await expect(page.getByTestId('subscription-status')).toHaveText('enabled');
+
+  // Support may enable and disable subscriptions too: the control is there for them.
+  const email = `support-health-${Date.now()}@example.com`;
+  const password = `support-pass-${Date.now()}`;
+  await operatorApi(
+    page,
+    'mutation ($email: String!, $password: String) { createOperator(email: $email, role: support, password: $password) { operator { id } } }',
+    {
+      email,
+      password,
+    },
+  );
+  const healthUrl = page.url();
+  const other = await browser.newContext();
+  const theirs = await other.newPage();
+  await signIn(theirs, email, password);
+  await theirs.goto(healthUrl);
+  await theirs.getByRole('button', { name: 'Disable subscription' }).click();
+  await theirs.getByRole('alertdialog').getByRole('button', { name: 'Disable' }).click();
+  await expect(theirs.getByTestId('subscription-status')).toHaveText(/disabled/);
+  await theirs.getByRole('button', { name: 'Enable subscription' }).click();
+  await expect(theirs.getByTestId('subscription-status')).toHaveText('enabled');
+  await other.close();
+});

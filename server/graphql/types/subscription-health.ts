@@ -1,0 +1,75 @@
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import type { StatusClass } from '@/server/webhooks/search-deliveries';
+import { STATUS_CLASSES } from './delivery';
+import { WebhookSubscription } from './partner';
+
+@ObjectType('SubscriptionHealthBucket', { description: 'Attempts that started in one interval of the window.' })
+export class SubscriptionHealthBucket {
+  @Field(() => Date, { description: 'The interval starts here and lasts bucketMinutes.' })
+  start!: Date;
+
+  @Field(() => Int)
+  attempts!: number;
+
+  @Field(() => Int)
+  succeeded!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Median attempt duration.' })
+  p50DurationMs!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  p95DurationMs!: number | null;
+}
+
+@ObjectType('StatusClassCount', { description: 'Attempts whose response fell in one status class (NONE: no HTTP answer).' })
+export class StatusClassCount {
+  @Field(() => STATUS_CLASSES)
+  statusClass!: StatusClass;
+
+  @Field(() => Int)
+  attempts!: number;
+}
+
+@ObjectType('SubscriptionHealthReport', {
+  description: "One subscription's attempts over a window: success and latency per interval, status classes, failure streak, backlog.",
+})
+export class SubscriptionHealthReport {
+  @Field(() => WebhookSubscription)
+  subscription!: WebhookSubscription;
+
+  @Field(() => Int)
+  windowHours!: number;
+
+  @Field(() => Date)
+  since!: Date;
+
+  @Field(() => Int, { description: 'The length of each bucket (about 48 per window).' })
+  bucketMinutes!: number;
+
+  @Field(() => [SubscriptionHealthBucket], { description: 'Intervals with attempts, oldest first.' })
+  buckets!: SubscriptionHealthBucket[];
+
+  @Field(() => Int)
+  attempts!: number;
+
+  @Field(() => Int)
+  succeeded!: number;
+
+  @Field(() => Float, { nullable: true, description: 'succeeded / attempts over the window; null without attempts.' })
+  successRate!: number | null;
+
+  @Field(() => [StatusClassCount], { description: 'Attempts in the window by response status class.' })
+  statusClasses!: StatusClassCount[];
+
+  @Field(() => Int, { nullable: true, description: 'Attempts failed since the subscription started failing; null when not failing.' })
+  consecutiveFailures!: number | null;
+
+  @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry.' })
+  pendingDeliveries!: number;
+
+  @Field(() => Int, { description: 'Pending deliveries due now (not waiting for a retry time).' })
+  dueDeliveries!: number;
+
+  @Field(() => Date, { nullable: true, description: 'When the oldest pending delivery was made; null when none is pending.' })
+  oldestPendingAt!: Date | null;
+}
