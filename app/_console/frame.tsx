@@ -17,6 +17,10 @@ interface NavItem {
 // The console's pages, in the order of the navigation.
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
+  { href: '/deliveries', label: 'Deliveries' },
+  { href: '/events', label: 'Events' },
+  { href: '/orders', label: 'Orders' },
+  { href: '/replays', label: 'Replays' },
   { href: '/operators', label: 'Operators', needs: 'createOperator' },
 ];
 
