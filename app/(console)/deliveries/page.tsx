@@ -84,14 +84,16 @@ export default function Deliveries() {
   const [state, setState] = useUrlState(KEYS);
   const { after, ...given } = state;
   const filter = given as Filter;
-  const [{ data, error, fetching }] = useQuery({ query: DeliveriesPage, variables: { filter, first: PAGE_SIZE, after } });
+  const [{ data, error, fetching }, refetch] = useQuery({ query: DeliveriesPage, variables: { filter, first: PAGE_SIZE, after } });
   const errors = apiErrors(error);
   return (
     <>
       <h1>Deliveries</h1>
       <FilterForm values={state} errors={errors} onApply={(next) => setState({ ...next, after: undefined })} />
       <ErrorList errors={errors} exceptParams={KEYS.map((k) => `filter.${k}`)} />
-      {filter.subscriptionId && <ReplayPanel webhookId={filter.subscriptionId} />}
+      {filter.subscriptionId && (
+        <ReplayPanel webhookId={filter.subscriptionId} onReplayFinished={() => refetch({ requestPolicy: 'network-only' })} />
+      )}
       <h2 id="log">Log</h2>
       <div aria-busy={fetching}>
         <DataTable
@@ -258,6 +260,10 @@ const columns: ColumnDef<Row, unknown>[] = [
         </Link>
         <br />
         <span className="muted url">{row.original.url}</span>
+        <br />
+        <span className="muted">
+          partner <code>{row.original.partnerId}</code>, {row.original.environment}
+        </span>
       </>
     ),
   },
@@ -271,13 +277,5 @@ const columns: ColumnDef<Row, unknown>[] = [
       ) : (
         '—'
       ),
-  },
-  {
-    header: 'Partner',
-    cell: ({ row }) => (
-      <>
-        <code>{row.original.partnerId}</code> <span className="muted">{row.original.environment}</span>
-      </>
-    ),
   },
 ];

@@ -61,7 +61,7 @@ export default function Events() {
       <h1>Events</h1>
       <form
         key={KEYS.map((k) => state[k] ?? '').join('|')}
-        className="inline"
+        className="inline filters"
         aria-label="Find events"
         onSubmit={(e) => {
           e.preventDefault();
@@ -147,7 +147,10 @@ const columns: ColumnDef<Row, unknown>[] = [
               <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} to subscription ${d.subscriptionId}`}>
                 <code>{d.id}</code>
               </Link>{' '}
-              <Outcome value={d.outcome} /> <span className="muted">({d.attemptCount} attempts)</span>
+              <Outcome value={d.outcome} />{' '}
+              <span className="muted">
+                ({d.attemptCount} attempt{d.attemptCount === 1 ? '' : 's'})
+              </span>
             </li>
           ))}
         </ul>

@@ -46,7 +46,7 @@ export default function Orders() {
       <h1>Orders</h1>
       <form
         key={state.q ?? ''}
-        className="inline"
+        className="inline filters"
         aria-label="Find an order"
         onSubmit={(e) => {
           e.preventDefault();

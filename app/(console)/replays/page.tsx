@@ -18,7 +18,7 @@ export default function Replays() {
       </p>
       <form
         key={KEYS.map((k) => state[k] ?? '').join('|')}
-        className="inline"
+        className="inline filters"
         aria-label="Filter replays"
         onSubmit={(e) => {
           e.preventDefault();

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Outcome } from '../deliveries/outcome';
 import { graphql, type ResultOf, type VariablesOf } from '../graphql';
@@ -54,6 +54,7 @@ type Filter = VariablesOf<typeof ReplaysQuery>['filter'];
 
 // A replay paces itself; once a second is live enough to watch it and cheap (one statement per page).
 const POLL_MS = 1000;
+const ACTIVE: ReadonlySet<string> = new Set(['queued', 'running']);
 
 /** Replays with their progress, refreshed while any is queued or running. */
 export function ReplayList({
@@ -62,6 +63,8 @@ export function ReplayList({
   after,
   caption,
   onPage,
+  onFinished,
+  refresh,
 }: {
   filter?: Filter;
   first?: number;
@@ -69,6 +72,10 @@ export function ReplayList({
   caption: string;
   /** Given: a pager under the table (the cursor lives in the caller's URL). */
   onPage?: (after: string | undefined) => void;
+  /** Called when a replay of the list ends (the caller's view of deliveries is stale then). */
+  onFinished?: () => void;
+  /** A new value re-reads the list at once (after a replay was started). */
+  refresh?: number;
 }) {
   const [{ data, error }, refetch] = useQuery({
     query: ReplaysQuery,
@@ -76,12 +83,25 @@ export function ReplayList({
     requestPolicy: 'cache-and-network',
   });
   const replays = data?.replays.nodes ?? [];
-  const active = replays.some((r) => r.status === 'queued' || r.status === 'running');
+  const active = replays.some((r) => ACTIVE.has(r.status));
   useEffect(() => {
     if (!active) return;
     const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), POLL_MS);
     return () => clearInterval(timer);
   }, [active, refetch]);
+  useEffect(() => {
+    if (refresh) refetch({ requestPolicy: 'network-only' });
+  }, [refresh, refetch]);
+  // A replay that ended since the last read (or appeared already ended: a small one finishes within a poll).
+  const seen = useRef<Map<string, string> | null>(null);
+  useEffect(() => {
+    if (!data) return;
+    const before = seen.current;
+    seen.current = new Map(replays.map((r) => [r.id, r.status]));
+    if (!before) return;
+    const ended = replays.some((r) => !ACTIVE.has(r.status) && (!before.has(r.id) || ACTIVE.has(before.get(r.id)!)));
+    if (ended) onFinished?.();
+  }, [data, replays, onFinished]);
   return (
     <>
       <ErrorList errors={apiErrors(error)} />
@@ -156,7 +176,7 @@ function ReplayRow({ replay: r, onChanged }: { replay: Replay; onChanged: () => 
       </td>
       <td>{r.requestedBy}</td>
       <td>
-        {mayCancel && (r.status === 'queued' || r.status === 'running') && (
+        {mayCancel && ACTIVE.has(r.status) && (
           <ConfirmButton
             label="Cancel"
             title={`Cancel replay ${r.id}?`}

@@ -6,16 +6,17 @@ import { ReplayForm } from './replay-form';
 import { ReplayList } from './replay-list';
 
 /** One subscription's replays: "Replay a range" for roles that may, and every replay's progress. */
-export function ReplayPanel({ webhookId }: { webhookId: string }) {
+export function ReplayPanel({ webhookId, onReplayFinished }: { webhookId: string; onReplayFinished?: () => void }) {
   const mayReplay = useMay('startReplay');
-  // A new key after a start re-reads the list at once; it then polls while the replay runs.
+  // Bumped after a start: the list re-reads at once, then polls while the replay runs.
   const [generation, setGeneration] = useState(0);
   return (
     <section aria-labelledby="replays-of-subscription" className="panel">
       <h2 id="replays-of-subscription">Replays of this subscription</h2>
       {mayReplay && <ReplayForm webhookId={webhookId} onStarted={() => setGeneration((g) => g + 1)} />}
       <ReplayList
-        key={generation}
+        refresh={generation}
+        onFinished={onReplayFinished}
         filter={{ subscriptionId: webhookId }}
         first={10}
         caption={`Replays of subscription ${webhookId}, newest first`}

@@ -2,9 +2,9 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { TRANSITIONS, type OrderStatus } from '@/server/orders/state-machine';
+import { nextHappyStep, TRANSITIONS, type OrderStatus } from '@/server/orders/state-machine';
 import { AttemptTable } from '../../../_console/deliveries/attempts';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
@@ -70,6 +70,13 @@ export default function OrderTimelinePage() {
   const { id } = useParams<{ id: string }>();
   const [{ data, error, fetching }, refetch] = useQuery({ query: OrderTimeline, variables: { id } });
   const order = data?.order;
+  // Live while a delivery is on its way: its attempts appear without a reload.
+  const pending = order?.events.some((e) => e.deliveries.some((d) => d.outcome === 'pending')) ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
+    return () => clearInterval(timer);
+  }, [pending, refetch]);
   if (fetching && !data) return <p aria-busy="true">Loading…</p>;
   if (!order) {
     return (
@@ -152,7 +159,8 @@ function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
   const next = TRANSITIONS.filter((t) => t.from.includes(order.status as OrderStatus));
   if (next.length === 0) return <p className="muted">The order is {order.status}: it moves no further.</p>;
   const errors = apiErrors(result.error);
-  const chosen = next.find((t) => t.to === to) ?? next[0]!;
+  // Preselected: the next step of the happy path (created → courier_assigned → ...), else the first allowed move.
+  const chosen = next.find((t) => t.to === to) ?? next.find((t) => t.to === nextHappyStep(order.status as OrderStatus)) ?? next[0]!;
   return (
     <section aria-labelledby="advance">
       <h2 id="advance">Advance the order</h2>
