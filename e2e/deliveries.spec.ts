@@ -133,3 +133,52 @@ test('an admin finds an order’s deliveries, opens an attempt, redelivers it an
     await receiver.close();
   }
 });
+
+test('support redelivers and replays from the console, but the order timeline offers them no advance', async ({
+  page,
+  browser,
+  request,
+}) => {
+  const receiver = await startReceiver();
+  try {
+    const hook = await rest(request, '/partner/webhooks', { url: `${receiver.url}/support`, event_filters: ['order.created'] });
+    const quote = await rest(request, '/partner/quotes', {
+      pickup: { lat: 40.7484, lng: -73.9857 },
+      dropoff: { lat: 40.758, lng: -73.9855 },
+    });
+    const order = await rest(request, '/partner/orders', { quote_id: quote.id });
+    await expect.poll(() => receiver.received.length, { message: 'the receiver got order.created' }).toBe(1);
+
+    // A support operator, made by the admin over the console's own API (the Operators page is tested elsewhere).
+    await signIn(page);
+    const email = `support-${Date.now()}@example.com`;
+    const made = await page.request.post('/api/graphql', {
+      data: {
+        query: 'mutation($email: String!) { createOperator(email: $email, role: support) { generatedPassword } }',
+        variables: { email },
+      },
+    });
+    const password = (await made.json()).data.createOperator.generatedPassword as string;
+    const context = await browser.newContext();
+    const theirs = await context.newPage();
+    await signIn(theirs, email, password);
+
+    await theirs.goto(`/orders/${order.id}`);
+    await expect(theirs.getByRole('heading', { name: `Order ${order.id}` })).toBeVisible();
+    await expect(theirs.getByRole('table', { name: `Attempts of order.created to subscription ${hook.id}` })).toContainText('200');
+    await expect(theirs.getByRole('heading', { name: 'Advance the order' })).toHaveCount(0);
+    await expect(theirs.getByLabel('Move to')).toHaveCount(0);
+
+    await theirs.getByRole('link', { name: new RegExp(`^Delivery \\w+ of order\\.created to subscription ${hook.id}$`) }).click();
+    await theirs.getByRole('button', { name: 'Redeliver to this subscription' }).click();
+    await expect.poll(() => receiver.received.length, { message: 'the redelivery arrived' }).toBe(2);
+    await expect(theirs.locator('details#attempt-2')).toContainText(`manual by operator:${email}`);
+
+    await theirs.goto(`/deliveries?subscriptionId=${hook.id}`);
+    await expect(theirs.getByRole('button', { name: 'Preview' })).toBeVisible();
+    await snapshot(theirs, 'deliveries-as-support', test.info());
+    await context.close();
+  } finally {
+    await receiver.close();
+  }
+});

@@ -95,7 +95,7 @@ export default function Deliveries() {
         <ReplayPanel webhookId={filter.subscriptionId} onReplayFinished={() => refetch({ requestPolicy: 'network-only' })} />
       )}
       <h2 id="log">Log</h2>
-      <div aria-busy={fetching}>
+      <div aria-busy={fetching} className="table-scroll">
         <DataTable
           caption={`Deliveries, newest first, ${PAGE_SIZE} a page${filtered(state) ? ' (filtered)' : ''}`}
           columns={columns}

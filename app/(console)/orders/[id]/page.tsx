@@ -136,7 +136,7 @@ export default function OrderTimelinePage() {
           {e.deliveries.map((d) => (
             <div key={d.id} className="delivery">
               <p>
-                <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} of ${e.type}`}>
+                <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}>
                   Delivery <code>{d.id}</code>
                 </Link>{' '}
                 to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
