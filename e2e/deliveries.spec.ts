@@ -78,6 +78,8 @@ test('an admin finds an order’s deliveries, opens an attempt, redelivers it an
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByLabel('Order id or external id').fill(externalId);
     await page.getByRole('button', { name: 'Find' }).click();
+    await expect(page.getByRole('table', { name: `Orders matching ${externalId}` }).getByRole('row')).toHaveCount(2);
+    await snapshot(page, 'orders', test.info());
     await page.getByRole('link', { name: `Timeline of order ${order.id}` }).click();
     await expect(page.getByRole('heading', { name: `Order ${order.id}` })).toBeVisible();
     const attempts = page.getByRole('table', { name: `Attempts of order.created to subscription ${hook.id}` });
