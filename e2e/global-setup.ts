@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureLocalCa } from '../server/boot/local-ca';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -16,11 +17,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // As root the embedded Postgres runs as `postgres`, which must enter the directory.
   chmodSync(dataDir, 0o755);
   const port = await freePort();
+  // A CA of the run for the specs' HTTPS webhook receivers (e2e/receiver.ts); the service trusts it as
+  // `npm run receiver` tells a developer to: NODE_EXTRA_CA_CERTS.
+  const ca = ensureLocalCa(path.join(dataDir, 'local-ca'), { name: 'pdp e2e CA', days: 2 });
+  process.env.E2E_CA_DIR = ca.dir;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: path.join(dataDir, 'data'),
     PORT: String(port),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    NODE_EXTRA_CA_CERTS: ca.caCert,
   };
   for (const k of ['DATABASE_URL', 'NODE_ENV', 'CONSOLE', 'WORKERS']) delete env[k];
   const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/boot/web.ts'], {

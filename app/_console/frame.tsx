@@ -18,6 +18,10 @@ interface NavItem {
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
   { href: '/partners', label: 'Partners' },
+  { href: '/deliveries', label: 'Deliveries' },
+  { href: '/events', label: 'Events' },
+  { href: '/orders', label: 'Orders' },
+  { href: '/replays', label: 'Replays' },
   { href: '/operators', label: 'Operators', needs: 'createOperator' },
   { href: '/audit', label: 'Audit log' },
 ];

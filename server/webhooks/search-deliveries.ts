@@ -1,17 +1,21 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
-import { events, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import { events, orders, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
 import type { Ctx, Environment, OperatorActor } from '../context';
 
 export type DeliveryOutcome = 'pending' | 'succeeded' | 'failed' | 'skipped';
 export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
 
 export interface DeliveryFilter {
+  /** One delivery (the console's delivery page). */
+  id?: string;
   partnerId?: string;
   environment?: Environment;
   subscriptionId?: string;
   eventType?: string;
   eventId?: string;
   orderId?: string;
+  /** The partner's own reference of the order (unique per partner and environment, so it may name several orders). */
+  externalId?: string;
   outcome?: DeliveryOutcome;
   /** The class of the latest attempt's response status; `none`: no response (not attempted, or no HTTP answer). */
   statusClass?: StatusClass;
@@ -59,12 +63,28 @@ export async function searchDeliveries({
 }): Promise<DeliveryRow[]> {
   const f = input.filter;
   const conditions: SQL[] = [];
+  if (f.id) conditions.push(eq(webhookDeliveries.id, f.id));
   if (f.partnerId) conditions.push(eq(webhookSubscriptions.partnerId, f.partnerId));
   if (f.environment) conditions.push(eq(webhookSubscriptions.environment, f.environment));
   if (f.subscriptionId) conditions.push(eq(webhookDeliveries.subscriptionId, f.subscriptionId));
   if (f.eventType) conditions.push(eq(webhookDeliveries.eventType, f.eventType));
   if (f.eventId) conditions.push(eq(webhookDeliveries.eventId, f.eventId));
   if (f.orderId) conditions.push(eq(events.objectId, f.orderId));
+  if (f.externalId) {
+    // orders_external_id_idx leads with (partner_id, environment): with both given this is one index probe;
+    // without them it reads the orders table (external ids are only unique per partner and environment).
+    const named = ctx.db
+      .select({ id: orders.id })
+      .from(orders)
+      .where(
+        and(
+          eq(orders.externalId, f.externalId),
+          f.partnerId ? eq(orders.partnerId, f.partnerId) : undefined,
+          f.environment ? eq(orders.environment, f.environment) : undefined,
+        ),
+      );
+    conditions.push(inArray(events.objectId, named));
+  }
   if (f.outcome) conditions.push(eq(webhookDeliveries.status, f.outcome));
   if (f.statusClass) conditions.push(statusClassCondition(f.statusClass));
   if (f.since) conditions.push(gte(webhookDeliveries.createdAt, f.since));

@@ -373,3 +373,31 @@ describe('cost', () => {
     expect(page.statements.length).toBe(small.statements.length);
   });
 });
+
+// Last, so its orders do not change the counts above.
+describe('one delivery, and an order by its external id', () => {
+  it('delivery(id) answers one delivery with its attempts (null for an unknown id); externalId finds the deliveries of that order', async () => {
+    const externalId = `po-${Date.now()}`;
+    const ofA = await newOrder(a, { external_id: externalId });
+    const ofB = await newOrder(b, { external_id: externalId }); // the same reference at another partner
+    const rows = await waitFor(
+      'the three deliveries of both orders exist',
+      async () => {
+        const found = await deliveries({ externalId });
+        return found.length === 3 && found;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    expect(new Set(rows.map((d: Row) => d.orderId))).toEqual(new Set([ofA.id, ofB.id]));
+    const ofPartnerA = await deliveries({ externalId, partnerId: a.partnerId, environment: 'sandbox' });
+    expect(ofPartnerA.map((d: Row) => d.subscriptionId).sort()).toEqual([okSub, failSub].sort());
+    expect(await deliveries({ externalId: 'no-such-reference' })).toEqual([]);
+
+    const one = await gqlData(support, `query($id: ID!) { delivery(id: $id) { ${DELIVERY_FIELDS} } }`, { id: ofPartnerA[0].id });
+    expect(one.delivery.id).toBe(ofPartnerA[0].id);
+    expect(one.delivery.orderId).toBe(ofA.id);
+    expect(Array.isArray(one.delivery.attempts)).toBe(true);
+    const none = await gqlData(support, `query($id: ID!) { delivery(id: $id) { id } }`, { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+    expect(none.delivery).toBeNull();
+  });
+});

@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { attemptsOf, type AttemptRow } from '@/server/webhooks/attempts-of';
 import { searchDeliveries } from '@/server/webhooks/search-deliveries';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
@@ -21,6 +21,13 @@ export class DeliveryResolver {
     const { first, after } = pageOf(page);
     const rows = await searchDeliveries({ ctx, input: { filter: withoutNulls(filter), limit: first + 1, after } });
     return toConnection(rows, first, (d) => d.id);
+  }
+
+  @Authorized()
+  @Query(() => Delivery, { nullable: true, description: 'One delivery (null when there is none with that id).' })
+  async delivery(@Ctx() { ctx }: GraphQLContext, @Arg('id', () => ID) id: string): Promise<Delivery | null> {
+    const [row] = await searchDeliveries({ ctx, input: { filter: { id }, limit: 1 } });
+    return row ?? null;
   }
 
   @Authorized()

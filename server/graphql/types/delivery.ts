@@ -152,6 +152,9 @@ export class DeliveryFilter {
   @Field(() => ID, { nullable: true })
   orderId?: string | null;
 
+  @Field(() => String, { nullable: true, description: "The order's external id (the partner's own reference)." })
+  externalId?: string | null;
+
   @Field(() => DELIVERY_OUTCOMES, { nullable: true })
   outcome?: DeliveryOutcome | null;
 

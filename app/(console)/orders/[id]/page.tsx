@@ -1,0 +1,209 @@
+'use client';
+
+import Link from 'next/link';
+import { useParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { nextHappyStep, TRANSITIONS, type OrderStatus } from '@/server/orders/state-machine';
+import { AttemptTable } from '../../../_console/deliveries/attempts';
+import { Outcome } from '../../../_console/deliveries/outcome';
+import { graphql, type ResultOf } from '../../../_console/graphql';
+import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { formatTime } from '../../../_console/ui/format';
+import { useMay } from '../../../_console/viewer';
+
+const OrderTimeline = graphql(`
+  query OrderTimeline($id: ID!) {
+    order(id: $id) {
+      id
+      externalId
+      partnerId
+      environment
+      status
+      feeAmount
+      feeCurrency
+      createdAt
+      updatedAt
+      statusHistory {
+        status
+        at
+      }
+      events {
+        id
+        type
+        createdAt
+        deliveries {
+          id
+          subscriptionId
+          url
+          outcome
+          attemptCount
+          attempts {
+            id
+            number
+            trigger
+            requestedBy
+            startedAt
+            durationMs
+            responseStatus
+            errorKind
+            resolvedAddress
+          }
+        }
+      }
+    }
+  }
+`);
+
+const AdvanceOrder = graphql(`
+  mutation AdvanceOrder($orderId: ID!, $to: OrderStatus!, $reason: String) {
+    advanceOrder(orderId: $orderId, to: $to, reason: $reason) {
+      id
+      status
+    }
+  }
+`);
+
+type Order = NonNullable<ResultOf<typeof OrderTimeline>['order']>;
+
+export default function OrderTimelinePage() {
+  const { id } = useParams<{ id: string }>();
+  const [{ data, error, fetching }, refetch] = useQuery({ query: OrderTimeline, variables: { id } });
+  const order = data?.order;
+  // Live while a delivery is on its way: its attempts appear without a reload.
+  const pending = order?.events.some((e) => e.deliveries.some((d) => d.outcome === 'pending')) ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
+    return () => clearInterval(timer);
+  }, [pending, refetch]);
+  if (fetching && !data) return <p aria-busy="true">Loading…</p>;
+  if (!order) {
+    return (
+      <>
+        <h1>Order</h1>
+        <ErrorList errors={apiErrors(error)} />
+        {!error && <p>There is no order {id}.</p>}
+      </>
+    );
+  }
+  return (
+    <>
+      <p>
+        <Link href="/orders">← Orders</Link>
+      </p>
+      <h1>
+        Order <code>{order.id}</code>
+      </h1>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd data-testid="order-status">{order.status}</dd>
+        <dt>External id</dt>
+        <dd>{order.externalId ?? '—'}</dd>
+        <dt>Partner</dt>
+        <dd>
+          <code>{order.partnerId}</code> ({order.environment})
+        </dd>
+        <dt>Fee</dt>
+        <dd>
+          {order.feeAmount} {order.feeCurrency} (smallest unit)
+        </dd>
+        <dt>Deliveries</dt>
+        <dd>
+          <Link href={`/deliveries?orderId=${order.id}`}>in the log</Link>
+        </dd>
+      </dl>
+      <Advance order={order} onMoved={() => refetch({ requestPolicy: 'network-only' })} />
+      <h2 id="history">Status history</h2>
+      <ol aria-labelledby="history" className="timeline">
+        {order.statusHistory.map((s, i) => (
+          <li key={`${s.status}-${i}`}>
+            <time dateTime={s.at}>{formatTime(s.at)}</time> {s.status}
+          </li>
+        ))}
+      </ol>
+      <h2 id="events">Events and their deliveries</h2>
+      {order.events.length === 0 && <p className="muted">No events.</p>}
+      {[...order.events].reverse().map((e) => (
+        <section key={e.id} aria-labelledby={`event-${e.id}`} className="panel">
+          <h3 id={`event-${e.id}`}>
+            {e.type} <span className="muted">{formatTime(e.createdAt)}</span>
+          </h3>
+          <p>
+            Event <Link href={`/events?id=${e.id}`}>{e.id}</Link>
+          </p>
+          {e.deliveries.length === 0 && <p className="muted">No subscription took it.</p>}
+          {e.deliveries.map((d) => (
+            <div key={d.id} className="delivery">
+              <p>
+                <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}>
+                  Delivery <code>{d.id}</code>
+                </Link>{' '}
+                to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
+              </p>
+              <AttemptTable caption={`Attempts of ${e.type} to subscription ${d.subscriptionId}`} attempts={d.attempts} />
+            </div>
+          ))}
+        </section>
+      ))}
+    </>
+  );
+}
+
+function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
+  const may = useMay('advanceOrder');
+  const [result, advance] = useMutation(AdvanceOrder);
+  const [to, setTo] = useState('');
+  const [reason, setReason] = useState('');
+  if (!may) return null;
+  const next = TRANSITIONS.filter((t) => t.from.includes(order.status as OrderStatus));
+  if (next.length === 0) return <p className="muted">The order is {order.status}: it moves no further.</p>;
+  const errors = apiErrors(result.error);
+  // Preselected: the next step of the happy path (created → courier_assigned → ...), else the first allowed move.
+  const chosen = next.find((t) => t.to === to) ?? next.find((t) => t.to === nextHappyStep(order.status as OrderStatus)) ?? next[0]!;
+  return (
+    <section aria-labelledby="advance">
+      <h2 id="advance">Advance the order</h2>
+      <form
+        className="inline"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const done = await advance({
+            orderId: order.id,
+            to: chosen.to,
+            reason: chosen.to === 'cancelled' ? reason || undefined : undefined,
+          });
+          if (done.data) {
+            setTo('');
+            setReason('');
+            onMoved();
+          }
+        }}
+      >
+        <label>
+          Move to
+          <select value={chosen.to} onChange={(e) => setTo(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'to'))}>
+            {next.map((t) => (
+              <option key={t.to} value={t.to}>
+                {t.to} ({t.event})
+              </option>
+            ))}
+          </select>
+          {errorFor(errors, 'to') && <span className="error">{errorFor(errors, 'to')}</span>}
+        </label>
+        {chosen.to === 'cancelled' && (
+          <label>
+            Reason
+            <input value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'reason'))} />
+            {errorFor(errors, 'reason') && <span className="error">{errorFor(errors, 'reason')}</span>}
+          </label>
+        )}
+        <button type="submit" className="primary" disabled={result.fetching}>
+          Advance
+        </button>
+      </form>
+      <p className="muted">{chosen.description}</p>
+      <ErrorList errors={errors} exceptParams={['to', 'reason']} />
+    </section>
+  );
+}
