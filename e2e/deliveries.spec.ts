@@ -131,6 +131,15 @@ test('an admin finds an order’s deliveries, opens an attempt, redelivers it an
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Replays' }).click();
     await expect(page.getByRole('table', { name: /Replays of every partner/ })).toContainText('completed');
     await snapshot(page, 'replays', test.info());
+
+    // The audit log names the admin for the redelivery, the order's advance and the replay.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit log' }).click();
+    const audit = page.getByRole('table', { name: 'Audit entries, newest first' });
+    for (const action of ['event.redeliver', 'order.advance', 'webhook.replay']) {
+      await expect(
+        audit.getByRole('row').filter({ hasText: action }).filter({ hasText: process.env.E2E_OPERATOR_EMAIL! }).first(),
+      ).toBeVisible();
+    }
   } finally {
     await receiver.close();
   }

@@ -139,7 +139,7 @@ test('keyboard only: sign in with Tab and Enter, skip to the page, reach the aud
   await page.keyboard.press('Tab');
   await expect(page.getByRole('link', { name: 'Skip to main content' })).toBeFocused();
   const audit = page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit log' });
-  for (let i = 0; i < 6 && !(await audit.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 20 && !(await audit.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
   await expect(audit).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Audit log', level: 1 })).toBeVisible();

@@ -132,6 +132,26 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
   await expect(page.getByTestId('rate-limit-effective')).toContainText('7 requests per second');
   await page.getByRole('button', { name: 'Restore default' }).click();
   await expect(page.getByRole('button', { name: 'Restore default' })).toHaveCount(0);
+
+  // The audit log shows each of these actions, by the demo admin.
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Audit log' }).click();
+  const audit = page.getByRole('table', { name: 'Audit entries, newest first' });
+  for (const action of [
+    'partner.create',
+    'credential.issue',
+    'allowlist.add',
+    'allowlist.remove',
+    'credential.revoke',
+    'partner.go_live.request',
+    'partner.go_live.approve',
+    'partner.rate_limit.set',
+  ]) {
+    await expect(
+      audit.getByRole('row').filter({ hasText: action }).filter({ hasText: process.env.E2E_OPERATOR_EMAIL! }).first(),
+    ).toBeVisible();
+  }
+  await expect(audit).toContainText(clientId);
+  await snapshot(page, 'audit-after-partner-actions', test.info());
 });
 
 test('a subscription made by REST opens from its partner page to its health, which support or admin disables and enables', async ({
