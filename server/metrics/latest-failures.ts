@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Ctx, Environment, OperatorActor } from '../context';
 import { ValidationError } from '../errors';
-import { ulidFloor } from './ulid-floor';
+import { idFloor } from '../ids';
 
 export interface FailedAttempt {
   attemptId: string;
@@ -44,7 +44,7 @@ export async function latestFailures({
   // No index serves `error_kind is not null`: with few failures among many attempts the walk reads the
   // window's attempts (as perMinute already does); a partial index on (id) where error_kind is not null
   // would make it a short read (needs a migration).
-  const floor = ulidFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000));
+  const floor = idFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000));
   const rows = await ctx.db.execute<{
     attempt_id: string;
     delivery_id: string;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Ctx, Environment, OperatorActor } from '../context';
 import { ValidationError } from '../errors';
-import { ulidFloor } from './ulid-floor';
+import { idFloor } from '../ids';
 
 export interface MinuteCount {
   minute: Date;
@@ -65,7 +65,7 @@ export async function overview({ ctx, input }: { ctx: Ctx<OperatorActor>; input:
       count(*) filter (where error_kind is null)::int as succeeded,
       count(*) filter (where error_kind is not null)::int as failed
     from webhook_attempts
-    where id >= ${ulidFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000))} and started_at >= ${since.toISOString()}::timestamptz
+    where id >= ${idFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000))} and started_at >= ${since.toISOString()}::timestamptz
     group by 1 order by 1`);
   // No index serves `status = 'pending'`, so this reads the deliveries table: fine at thousands of rows a
   // day; a partial index on (next_attempt_at) where status = 'pending' would serve it (needs a migration).
@@ -130,7 +130,7 @@ async function failingSubscriptions(ctx: Ctx): Promise<SubscriptionHealth[]> {
   if (rows.length === 0) return [];
   const scopes = rows.map((r) => {
     const since = date(r.failing_since!);
-    return { id: r.id, floor: ulidFloor(new Date(since.getTime() - RETRY_HORIZON_MS)), since: since.toISOString() };
+    return { id: r.id, floor: idFloor(new Date(since.getTime() - RETRY_HORIZON_MS)), since: since.toISOString() };
   });
   const counts = await ctx.db.execute<{ id: string; failures: number }>(sql`
     select x.id, (select count(*)::int from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id

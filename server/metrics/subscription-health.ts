@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import { summariseSubscription, type SubscriptionSummary } from '../webhooks/subscription-summary';
 import type { StatusClass } from '../webhooks/search-deliveries';
 import { RETRY_HORIZON_MS } from './overview';
-import { ulidFloor } from './ulid-floor';
+import { idFloor } from '../ids';
 
 export interface HealthBucket {
   start: Date;
@@ -96,7 +96,7 @@ export async function subscriptionHealth({
   // Counted as the overview counts a failing endpoint's streak (deliveries made within the retry horizon).
   let consecutiveFailures: number | null = null;
   if (row.failingSince) {
-    const floor = ulidFloor(new Date(row.failingSince.getTime() - RETRY_HORIZON_MS));
+    const floor = idFloor(new Date(row.failingSince.getTime() - RETRY_HORIZON_MS));
     const [streak] = await ctx.db.execute<{ n: number }>(sql`
       select count(*)::int as n from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
       where d.subscription_id = ${id} and d.id >= ${floor} and a.started_at >= ${row.failingSince.toISOString()}::timestamptz`);

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { events, orders, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
 import type { Ctx, Environment, OperatorActor } from '../context';
+import { idFloor } from '../ids';
 
 export type DeliveryOutcome = 'pending' | 'succeeded' | 'failed' | 'skipped';
 export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
@@ -87,8 +88,12 @@ export async function searchDeliveries({
   }
   if (f.outcome) conditions.push(eq(webhookDeliveries.status, f.outcome));
   if (f.statusClass) conditions.push(statusClassCondition(f.statusClass));
-  if (f.since) conditions.push(gte(webhookDeliveries.createdAt, f.since));
-  if (f.until) conditions.push(lt(webhookDeliveries.createdAt, f.until));
+  // A delivery's id is made the moment it is created: the id bounds (a second wide of the exact ones) let a
+  // time range walk the primary key instead of the whole table; created_at keeps the bounds exact.
+  if (f.since)
+    conditions.push(gte(webhookDeliveries.createdAt, f.since), gte(webhookDeliveries.id, idFloor(new Date(f.since.getTime() - 1000))));
+  if (f.until)
+    conditions.push(lt(webhookDeliveries.createdAt, f.until), lt(webhookDeliveries.id, idFloor(new Date(f.until.getTime() + 1000))));
   if (input.after) conditions.push(lt(webhookDeliveries.id, input.after));
   return selectDeliveries(ctx, and(...conditions), input.limit);
 }
