@@ -2,6 +2,7 @@ import type PgBoss from 'pg-boss';
 import type { Deps } from '@/server/context';
 import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
 import type { JobDefinition } from './definition';
+import { sendMailJob } from './mail';
 import { purgeExpiredJob } from './maintenance';
 import { replayPageJob } from './replays';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
@@ -16,6 +17,7 @@ export const jobDefinitions: readonly JobDefinition[] = [
   scenarioStepJob,
   sandboxTimeoutJob,
   purgeExpiredJob,
+  sendMailJob,
 ] as JobDefinition[];
 
 /** The longest a job held by a dead worker waits before a live worker runs it again. */

@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import type { Env } from './config/env';
 import type { SecretBox } from './crypto/secret-box';
 import type { Logger } from './logger';
+import type { Mailer } from './mail/mailer';
 import type { JobQueue } from './outbox/job-queue';
 import type { Resolver } from './webhooks/url-policy';
 
@@ -57,6 +58,8 @@ export interface Deps {
   secretBox?: SecretBox;
   /** How webhook hosts resolve; tests swap in their own to point names at chosen addresses. */
   resolver: Resolver;
+  /** SMTP, when SMTP_URL is set; absent, mail stays in the local outbox (server/mail/). */
+  mailer?: Mailer;
 }
 
 /** What every domain verb receives: who acts, for which request, and the process's dependencies. */
@@ -83,8 +86,8 @@ export function requesterOf(actor: Actor): string {
 
 /** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
 export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {
-  const { env, log, db, sql, jobs, secretBox, resolver } = deps;
-  return { env, log, db, sql, jobs, secretBox, resolver, actor, requestId };
+  const { env, log, db, sql, jobs, secretBox, resolver, mailer } = deps;
+  return { env, log, db, sql, jobs, secretBox, resolver, mailer, actor, requestId };
 }
 
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */

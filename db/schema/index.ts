@@ -12,3 +12,4 @@ export * from './webhooks';
 export * from './workers';
 export * from './replays';
 export * from './sessions';
+export * from './onboarding';

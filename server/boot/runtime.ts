@@ -4,6 +4,7 @@ import { pgBossJobQueue } from '@/jobs/job-queue';
 import { parseCidr, type Cidr } from '@/server/auth/cidr';
 import { CredentialCache } from '@/server/auth/credential-cache';
 import { FailureThrottle } from '@/server/auth/failure-throttle';
+import { smtpMailer } from './smtp-mailer';
 import type { Env } from '@/server/config/env';
 import type { Deps } from '@/server/context';
 import type { SecretBox } from '@/server/crypto/secret-box';
@@ -50,6 +51,7 @@ export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver
     jobs: boss ? pgBossJobQueue(boss) : jobQueueNotStarted,
     secretBox,
     resolver,
+    mailer: smtpMailer(env),
     credentials: new CredentialCache(client.db, env),
     authFailures: new FailureThrottle(env.AUTH_FAILURES_PER_SECOND),
     rateLimiter: new RateLimiter(client.db),

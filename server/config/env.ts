@@ -77,6 +77,12 @@ export const envSchema = z.object({
     .default(120),
   WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000).default(20),
   SEED_DEMO: bool.default(true),
+  // smtp://user:pass@host:587 or smtps://...: where mail goes. Unset: kept in the local outbox the console shows.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).max(200).default('Partner Delivery Platform <no-reply@localhost>'),
   // `development` turns on GraphQL introspection and Apollo's landing page; they stay off otherwise.
   NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
   // An operator's session ends this long after sign-in, or at sign-out or revocation.

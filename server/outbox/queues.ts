@@ -44,5 +44,8 @@ export const SANDBOX_TIMEOUT_SWEEP = queue('sandbox.timeout-sweep', z.object({})
 /** Scheduled: deletes expired idempotency keys and events past their retention. */
 export const PURGE_EXPIRED = queue('maintenance.purge-expired', z.object({}).passthrough());
 
+/** One e-mail of mail_messages to send (SMTP, or kept in the local outbox without SMTP_URL). */
+export const SEND_MAIL = queue('mail.send', z.object({ message_id: z.string() }));
+
 /** NOTIFY channel whose payload names a queue that just got jobs due now (jobs/wake.ts listens). */
 export const JOBS_CHANNEL = 'pdp_jobs';
