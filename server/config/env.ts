@@ -83,6 +83,12 @@ export const envSchema = z.object({
     .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().min(3).max(200).default('Partner Delivery Platform <no-reply@localhost>'),
+  // A credential hand-over link works once, and only this long.
+  HANDOVER_LINK_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(72),
   // `development` turns on GraphQL introspection and Apollo's landing page; they stay off otherwise.
   NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
   // An operator's session ends this long after sign-in, or at sign-out or revocation.
