@@ -1,4 +1,5 @@
 import type { ClassType } from 'type-graphql';
+import { AccessRequestResolver } from './access-requests';
 import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
@@ -24,4 +25,5 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   ReplayResolver,
   OperatorsResolver,
   AuditLogResolver,
+  AccessRequestResolver,
 ];
