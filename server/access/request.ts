@@ -78,7 +78,12 @@ export async function requestAccess({
         'If you did not ask for access, ignore this message: nothing happens without the confirmation.',
       ].join('\n'),
     });
-    await recordAudit(tx, { action: 'access_request.create', targetType: 'access_request', targetId: id, after: { company: body.company } });
+    await recordAudit(tx, {
+      action: 'access_request.create',
+      targetType: 'access_request',
+      targetId: id,
+      after: { company: body.company },
+    });
     return CONFIRMATION_SENT;
   });
 }

@@ -17,7 +17,12 @@ export const accessRequestInput = z.strictObject({
     .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
     .max(ACCESS_FIELD_LIMITS.website, `at most ${ACCESS_FIELD_LIMITS.website} characters`)
     .optional(),
-  expected_monthly_orders: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(10_000_000, 'at most 10,000,000').optional(),
+  expected_monthly_orders: z
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .max(10_000_000, 'at most 10,000,000')
+    .optional(),
   use_case: text(ACCESS_FIELD_LIMITS.use_case),
 });
 export type AccessRequestInput = z.infer<typeof accessRequestInput>;

@@ -36,7 +36,10 @@ export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
   return Object.assign(handle, { spec: routeSpec });
 }
 
-interface PostDefinition<B extends z.ZodType, R extends z.ZodType> extends Omit<RouteSpec, 'auth' | 'body' | 'query' | 'params' | 'response'> {
+interface PostDefinition<B extends z.ZodType, R extends z.ZodType> extends Omit<
+  RouteSpec,
+  'auth' | 'body' | 'query' | 'params' | 'response'
+> {
   body: B;
   response: { status: 200 | 201 | 202; schema: R; description: string };
   /** ctx acts as the system actor `public`; address is the client's (through trusted proxies only). */
@@ -66,7 +69,13 @@ export function publicPostRoute<B extends z.ZodType, R extends z.ZodType>(def: P
     }
     response.headers.set('x-request-id', requestId);
     services.log.info(
-      { request_id: requestId, method: request.method, path: new URL(request.url).pathname, status: response.status, ms: Math.round(performance.now() - started) },
+      {
+        request_id: requestId,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+      },
       'public request',
     );
     return response;

@@ -11,7 +11,10 @@ export const POST = publicPostRoute({
   response: { status: 200, schema: accessConfirmed, description: 'Confirmed' },
   errors: [
     { status: 400, description: 'Malformed JSON or a missing token' },
-    { status: 409, description: 'The link is unknown (`access_link_unknown`), used (`access_link_used`) or expired (`access_link_expired`)' },
+    {
+      status: 409,
+      description: 'The link is unknown (`access_link_unknown`), used (`access_link_used`) or expired (`access_link_expired`)',
+    },
   ],
   handler: ({ ctx, body }) => confirmAccessRequest({ ctx, input: body }),
 });
