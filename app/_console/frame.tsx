@@ -18,6 +18,7 @@ interface NavItem {
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
   { href: '/partners', label: 'Partners' },
+  { href: '/access-requests', label: 'Access requests' },
   { href: '/deliveries', label: 'Deliveries' },
   { href: '/events', label: 'Events' },
   { href: '/orders', label: 'Orders' },
