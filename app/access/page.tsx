@@ -10,12 +10,12 @@ import '../console.css';
 type AccessForm = z.input<typeof accessRequestInput>;
 type Field = keyof AccessForm;
 
-const FIELDS: { name: Field; label: string; type?: string; hint?: string }[] = [
+const FIELDS: { name: Field; label: string; type?: string; hint?: string; optional?: boolean }[] = [
   { name: 'company', label: 'Company' },
   { name: 'contact_name', label: 'Your name' },
   { name: 'contact_email', label: 'Work e-mail', type: 'email', hint: 'We send a link here to confirm it.' },
-  { name: 'website', label: 'Website (optional)', type: 'url' },
-  { name: 'expected_monthly_orders', label: 'Expected orders a month (optional)', type: 'number' },
+  { name: 'website', label: 'Website (optional)', type: 'url', optional: true },
+  { name: 'expected_monthly_orders', label: 'Expected orders a month (optional)', type: 'number', optional: true },
 ];
 
 // The public request for sandbox access: no sign-in. Validated as you type with the API's own schema;
@@ -71,8 +71,8 @@ export default function AccessPage() {
               aria-invalid={Boolean(errors[f.name])}
               aria-describedby={errors[f.name] ? `${f.name}-error` : undefined}
               {...form.register(f.name, {
-                // An empty optional field is absent, not "": the schema decides what is required.
-                setValueAs: (v: string) => (v === '' ? undefined : f.type === 'number' ? Number(v) : v),
+                // An empty optional field is absent, not "" (which is not a URL); an empty required one stays "".
+                setValueAs: (v: string) => (v === '' ? (f.optional ? undefined : '') : f.type === 'number' ? Number(v) : v),
               })}
             />
             {f.hint && <span className="muted">{f.hint}</span>}

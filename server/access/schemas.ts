@@ -7,7 +7,7 @@ import { z } from 'zod';
 // the body limit, a long field here with the field's name.
 export const ACCESS_FIELD_LIMITS = { company: 200, contact_name: 200, contact_email: 254, website: 500, use_case: 2000 } as const;
 
-const text = (max: number) => z.string().trim().min(1, 'required').max(max, `at most ${max} characters`);
+const text = (max: number) => z.string().trim().min(1, 'required: please fill it in').max(max, `at most ${max} characters`);
 
 export const accessRequestInput = z.strictObject({
   company: text(ACCESS_FIELD_LIMITS.company),
