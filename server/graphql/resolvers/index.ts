@@ -2,6 +2,7 @@ import type { ClassType } from 'type-graphql';
 import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
+import { GoLiveResolver } from './go-live';
 import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
@@ -17,6 +18,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   MetricsResolver,
   PartnerResolver,
   PartnerAdminResolver,
+  GoLiveResolver,
   WebhookSubscriptionResolver,
   OrderResolver,
   EventResolver,
