@@ -92,6 +92,18 @@ describe('the go-live checklist', () => {
     );
     expect(row).toEqual({ requests: 3, invalid: 2 });
   });
+
+  it('a web process adds what it counted when it stops', async () => {
+    const web = await startTestService({ WORKERS: 'off' }, { databaseUrl: svc.databaseUrl });
+    const partner = { ...(await createTestPartner(svc)), baseUrl: web.url };
+    expect((await call('POST', '/partner/quotes', partner, NYC)).status).toBe(201);
+    expect((await call('POST', '/partner/quotes', partner, {})).status).toBe(400);
+    await web.stop();
+    const [row] = await svc.rt.db.execute<{ requests: number; invalid: number }>(
+      sql`select requests, invalid from partner_request_counts where partner_id = ${partner.partnerId}`,
+    );
+    expect(row).toEqual({ requests: 2, invalid: 1 });
+  });
 });
 
 describe('POST /partner/go-live-request', () => {
