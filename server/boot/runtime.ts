@@ -10,6 +10,7 @@ import type { Deps } from '@/server/context';
 import type { SecretBox } from '@/server/crypto/secret-box';
 import type { Logger } from '@/server/logger';
 import { jobQueueNotStarted } from '@/server/outbox/job-queue';
+import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
 import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
 
@@ -20,6 +21,7 @@ export interface Runtime extends Deps {
   authFailures: FailureThrottle;
   rateLimiter: RateLimiter;
   trustedProxies: Cidr[];
+  requestCounts: RequestCounter;
   /** The pg-boss client, when this process started one (every service process does; the admin CLI only to enqueue). */
   boss?: PgBoss;
   /** Closes the pool. */
@@ -55,6 +57,7 @@ export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver
     credentials: new CredentialCache(client.db, env),
     authFailures: new FailureThrottle(env.AUTH_FAILURES_PER_SECOND),
     rateLimiter: new RateLimiter(client.db),
+    requestCounts: new RequestCounter(),
     trustedProxies: env.TRUSTED_PROXY_CIDRS.map((text) => {
       const cidr = parseCidr(text);
       if (!cidr) throw new Error(`TRUSTED_PROXY_CIDRS: '${text}' is not a CIDR`);

@@ -14,6 +14,7 @@ import { createFrontDoor } from '@/server/http/front-door';
 import { buildOpenApiDocument } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
+import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
 import type { Resolver } from '@/server/webhooks/url-policy';
 import { seedDemo, type DemoCredentials } from './demo-seed';
 import { prepareNext } from './next-app';
@@ -67,7 +68,11 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   let server: Server | undefined;
   let url: string | undefined;
   let graphql: Awaited<ReturnType<typeof createGraphQLExecutor>> | undefined;
+  let stopCounting: (() => Promise<void>) | undefined;
   if (roles.web) {
+    stopCounting = flushRequestCountsPeriodically(rt.requestCounts, rt.db, (error) =>
+      log.warn({ err: error }, 'request counts not flushed'),
+    );
     const routes = await loadRouteTable();
     const openApi = buildOpenApiDocument(routes);
     const services: PartnerServices = { ...rt, openApiDocument: () => openApi };
@@ -92,6 +97,8 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
       await graphql?.stop();
+      // After the server closed: the last requests' counts are in.
+      await stopCounting?.();
       stopStatistics?.();
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});

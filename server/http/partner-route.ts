@@ -61,6 +61,7 @@ export function partnerRoute<
     const headers: Record<string, string> = { 'x-request-id': requestId };
     let response: Response;
     let clientId: string | undefined;
+    let tenant: { partnerId: string; environment: 'sandbox' | 'production' } | undefined;
     let authFailed = false;
     // Resolved only when needed: a known key never asks for it.
     let address: string | undefined;
@@ -72,6 +73,7 @@ export function partnerRoute<
           throw error;
         });
         clientId = credential.clientId;
+        tenant = credential;
         enforceAllowlist(request, credential, services.trustedProxies);
         const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
         Object.assign(headers, rateLimitHeaders(decision));
@@ -112,6 +114,10 @@ export function partnerRoute<
       response = errorResponse(error, requestId, services.log);
     }
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    // A map bump: the go-live checklist's counts reach the database in batches (server/onboarding/request-counts.ts).
+    if (tenant) {
+      services.requestCounts.count(tenant.partnerId, tenant.environment, response.status, response.headers.has('idempotent-replayed'));
+    }
     // Failed authentications are counted per address, and logged once per address and window with
     // the count of those left out: a flood of wrong keys is not a flood of log lines.
     const sampled = authFailed ? services.authFailures.fail(addressOf()) : undefined;

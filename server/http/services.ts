@@ -2,6 +2,7 @@ import type { Cidr } from '../auth/cidr';
 import type { CredentialCache } from '../auth/credential-cache';
 import type { FailureThrottle } from '../auth/failure-throttle';
 import type { Deps } from '../context';
+import type { RequestCounter } from '../onboarding/request-counts';
 import type { RateLimiter } from '../rate-limit/limiter';
 
 /**
@@ -13,6 +14,8 @@ export interface PartnerServices extends Deps {
   authFailures: FailureThrottle;
   rateLimiter: RateLimiter;
   trustedProxies: Cidr[];
+  /** Authenticated requests per partner, environment and day, flushed in batches by server/boot. */
+  requestCounts: RequestCounter;
   /** The OpenAPI document of the routes this process serves (server/http/openapi.ts). */
   openApiDocument(): object;
 }

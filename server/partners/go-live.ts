@@ -1,9 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { partners } from '@/db/schema';
+import { goLiveDecisions, partners } from '@/db/schema';
 import { recordAudit } from '../audit/record';
-import { withTransaction, type Ctx } from '../context';
+import { handOverCredential } from '../credentials/hand-over';
+import { issueCredential } from '../credentials/issue';
+import { requesterOf, withTransaction, type Ctx } from '../context';
 import { ConflictError } from '../errors';
+import { newId } from '../ids';
+import { queueMail } from '../mail/queue';
 import { parseOrThrow } from '../validation';
 import { findPartnerOrThrow } from './find';
 import type { GoLiveStatus } from './present';
@@ -20,7 +24,7 @@ const MOVES: Record<GoLiveDecision, { from: GoLiveStatus[]; to: GoLiveStatus }> 
 };
 
 export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<typeof decideGoLiveInput> }) {
-  const { partnerId, decision, note } = parseOrThrow(decideGoLiveInput, input);
+  const { partnerId, decision, note, email } = parseOrThrow(decideGoLiveInput, input);
   const move = MOVES[decision];
   const goLiveNote = note || null;
   return withTransaction(ctx, async (tx) => {
@@ -29,6 +33,15 @@ export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<ty
       throw new ConflictError('invalid_go_live_transition', `Cannot ${decision} go-live: the review is '${partner.goLiveStatus}'.`);
     }
     await tx.db.update(partners).set({ goLiveStatus: move.to, goLiveNote }).where(eq(partners.id, partner.id));
+    await tx.db.insert(goLiveDecisions).values({
+      id: newId(),
+      partnerId: partner.id,
+      fromStatus: partner.goLiveStatus,
+      toStatus: move.to,
+      note: goLiveNote,
+      actor: requesterOf(ctx.actor),
+      at: new Date(),
+    });
     await recordAudit(tx, {
       action: `partner.go_live.${decision}`,
       targetType: 'partner',
@@ -36,6 +49,26 @@ export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<ty
       before: { go_live_status: partner.goLiveStatus, go_live_note: partner.goLiveNote },
       after: { go_live_status: move.to, go_live_note: goLiveNote },
     });
-    return { id: partner.id, go_live_status: move.to, go_live_note: goLiveNote };
+    let handover: { client_id: string; email: string; expires_at: Date } | undefined;
+    if (email && decision === 'approve') {
+      const issued = await issueCredential({ ctx: tx, input: { partnerId: partner.id, environment: 'production' } });
+      const sent = await handOverCredential({ ctx: tx, input: { clientId: issued.client_id, apiKey: issued.api_key, email } });
+      handover = { client_id: issued.client_id, email, expires_at: sent.expiresAt };
+    }
+    if (email && decision === 'reject') {
+      await queueMail(tx, {
+        to: email,
+        kind: 'go_live_rejected',
+        subject: 'Your go-live review',
+        text: [
+          `The go-live review of ${partner.name} was not approved this time.`,
+          '',
+          goLiveNote ? `The reviewer's reason: ${goLiveNote}` : 'The reviewer gave no reason.',
+          '',
+          'Keep testing in the sandbox and ask again (POST /partner/go-live-request) when it is ready.',
+        ].join('\n'),
+      });
+    }
+    return { id: partner.id, go_live_status: move.to, go_live_note: goLiveNote, handover };
   });
 }

@@ -16,4 +16,7 @@ export const decideGoLiveInput = z.strictObject({
   decision: z.enum(['request', 'approve', 'reject']),
   // Why rejected, what was checked: kept with the partner until the next decision replaces it.
   note: z.string().trim().max(2000).refine(isStorableText, 'text must not contain U+0000 or an unpaired surrogate').optional(),
+  // Approving with an address issues the production credential and hands it over there; rejecting
+  // with one e-mails the reason.
+  email: z.string().trim().email().max(320).optional(),
 });

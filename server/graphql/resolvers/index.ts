@@ -3,6 +3,7 @@ import { AccessRequestResolver } from './access-requests';
 import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
+import { GoLiveResolver } from './go-live';
 import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
@@ -18,6 +19,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   MetricsResolver,
   PartnerResolver,
   PartnerAdminResolver,
+  GoLiveResolver,
   WebhookSubscriptionResolver,
   OrderResolver,
   EventResolver,

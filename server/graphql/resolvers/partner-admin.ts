@@ -78,8 +78,13 @@ export class PartnerAdminResolver {
     @Ctx() context: GraphQLContext,
     @Arg('partnerId', () => ID) partnerId: string,
     @Arg('note', () => String, { nullable: true }) note?: string | null,
+    @Arg('email', () => String, {
+      nullable: true,
+      description: 'Also issues the production credential and e-mails its one-time hand-over link here, in the same transaction.',
+    })
+    email?: string | null,
   ): Promise<GoLiveReview> {
-    return decide(context, partnerId, 'approve', note);
+    return decide(context, partnerId, 'approve', note, email);
   }
 
   @Authorized('admin')
@@ -88,8 +93,9 @@ export class PartnerAdminResolver {
     @Ctx() context: GraphQLContext,
     @Arg('partnerId', () => ID) partnerId: string,
     @Arg('note', () => String, { nullable: true }) note?: string | null,
+    @Arg('email', () => String, { nullable: true, description: 'E-mails the reason (the note) here.' }) email?: string | null,
   ): Promise<GoLiveReview> {
-    return decide(context, partnerId, 'reject', note);
+    return decide(context, partnerId, 'reject', note, email);
   }
 
   @Authorized('admin')
@@ -106,7 +112,19 @@ export class PartnerAdminResolver {
   }
 }
 
-async function decide({ ctx }: GraphQLContext, partnerId: string, decision: GoLiveDecision, note?: string | null): Promise<GoLiveReview> {
-  const review = await decideGoLive({ ctx, input: { partnerId, decision, note: note ?? undefined } });
-  return { partnerId: review.id, status: review.go_live_status, note: review.go_live_note };
+async function decide(
+  { ctx }: GraphQLContext,
+  partnerId: string,
+  decision: GoLiveDecision,
+  note?: string | null,
+  email?: string | null,
+): Promise<GoLiveReview> {
+  const review = await decideGoLive({ ctx, input: { partnerId, decision, note: note ?? undefined, email: email || undefined } });
+  const { handover } = review;
+  return {
+    partnerId: review.id,
+    status: review.go_live_status,
+    note: review.go_live_note,
+    handover: handover ? { clientId: handover.client_id, email: handover.email, expiresAt: handover.expires_at } : null,
+  };
 }

@@ -11,6 +11,66 @@ export const GO_LIVE_STATUSES = {
 } as const satisfies Record<GoLiveStatus, GoLiveStatus>;
 registerEnumType(GO_LIVE_STATUSES, { name: 'GoLiveStatus', description: 'Production credentials need approved.' });
 
+@ObjectType('GoLiveEvidence', { description: 'What a checklist item found, with its console page when it has one.' })
+export class GoLiveEvidence {
+  @Field(() => String)
+  label!: string;
+
+  @Field(() => String, { nullable: true, description: 'A console path: /orders/<id>, /deliveries?subscriptionId=...' })
+  href!: string | null;
+}
+
+@ObjectType('GoLiveChecklistItem', { description: "One check of the partner's own sandbox record." })
+export class GoLiveChecklistItem {
+  @Field(() => ID, { name: 'id', description: 'The check, stable across reviews: quotes, orders_delivered_and_cancelled, webhook_test...' })
+  key!: string;
+
+  @Field(() => String)
+  label!: string;
+
+  @Field(() => Boolean)
+  passed!: boolean;
+
+  @Field(() => String)
+  detail!: string;
+
+  @Field(() => [GoLiveEvidence])
+  evidence!: GoLiveEvidence[];
+}
+
+@ObjectType('GoLiveDecision', { description: 'One move of the go-live review.' })
+export class GoLiveDecisionEntry {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => GO_LIVE_STATUSES)
+  from!: GoLiveStatus;
+
+  @Field(() => GO_LIVE_STATUSES)
+  to!: GoLiveStatus;
+
+  @Field(() => String, { nullable: true })
+  note!: string | null;
+
+  @Field(() => String, { description: '"partner:<client id>" or "operator:<e-mail>".' })
+  actor!: string;
+
+  @Field(() => Date)
+  at!: Date;
+}
+
+@ObjectType('GoLiveHandover', { description: 'The production credential issued on approval and the address its one-time link went to.' })
+export class GoLiveHandover {
+  @Field(() => String)
+  clientId!: string;
+
+  @Field(() => String)
+  email!: string;
+
+  @Field(() => Date)
+  expiresAt!: Date;
+}
+
 @ObjectType('GoLiveReview')
 export class GoLiveReview {
   @Field(() => ID)
@@ -21,6 +81,9 @@ export class GoLiveReview {
 
   @Field(() => String, { nullable: true, description: "The reviewer's note on the last decision." })
   note!: string | null;
+
+  @Field(() => GoLiveHandover, { nullable: true, description: 'Only in the answer to approveGoLive with an e-mail.' })
+  handover?: GoLiveHandover | null;
 }
 
 @ObjectType('RateLimit', { description: 'Requests per second per credential on the partner API.' })
