@@ -62,6 +62,7 @@ CREATE TABLE "partner_request_counts" (
 	"day" date NOT NULL,
 	"requests" integer DEFAULT 0 NOT NULL,
 	"invalid" integer DEFAULT 0 NOT NULL,
+	"replayed" integer DEFAULT 0 NOT NULL,
 	CONSTRAINT "partner_request_counts_partner_id_environment_day_pk" PRIMARY KEY("partner_id","environment","day")
 );
 --> statement-breakpoint

@@ -100,7 +100,8 @@ export const goLiveDecisions = pgTable(
 );
 
 // Partner API requests per partner, environment and day, and how many were refused as invalid (400,
-// 404, 409, 415, 422): the go-live checklist reads the share. Counted in memory and added here in batches.
+// 404, 409, 415, 422) or answered from a stored Idempotency-Key response: the go-live checklist reads them.
+// Counted in memory and added here in batches.
 export const partnerRequestCounts = pgTable(
   'partner_request_counts',
   {
@@ -111,6 +112,8 @@ export const partnerRequestCounts = pgTable(
     day: date('day').notNull(),
     requests: integer('requests').notNull().default(0),
     invalid: integer('invalid').notNull().default(0),
+    // Answered from a stored response (an Idempotency-Key retry): the checklist's "a retry" item.
+    replayed: integer('replayed').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.partnerId, t.environment, t.day] })],
 );

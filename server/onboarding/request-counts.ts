@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { auditLog, partnerRequestCounts } from '@/db/schema';
+import { partnerRequestCounts } from '@/db/schema';
 import type { Environment } from '../context';
-import { newId } from '../ids';
 
 /** Refused as invalid for the go-live checklist: the client sent something the API could not take. */
 const INVALID = new Set([400, 404, 409, 415, 422]);
@@ -20,8 +19,7 @@ interface Tally {
  * Partner requests per partner, environment and day, counted in memory and added to
  * partner_request_counts in batches: the request path only bumps a map entry, and a busy partner costs
  * one upsert per flush rather than one per request. Idempotent replays (answered from a stored
- * response) are counted the same way and flushed as one audit entry per partner and day: the checklist's
- * "an Idempotency-Key retry" item reads them, and idempotency_keys does not record a replay.
+ * response) are counted the same way: the checklist's "an Idempotency-Key retry" item reads them.
  */
 export class RequestCounter {
   private tallies = new Map<string, Tally>();
@@ -44,27 +42,24 @@ export class RequestCounter {
     try {
       await db
         .insert(partnerRequestCounts)
-        .values(batch.map(({ partnerId, environment, day, requests, invalid }) => ({ partnerId, environment, day, requests, invalid })))
+        .values(
+          batch.map(({ partnerId, environment, day, requests, invalid, replayed }) => ({
+            partnerId,
+            environment,
+            day,
+            requests,
+            invalid,
+            replayed,
+          })),
+        )
         .onConflictDoUpdate({
           target: [partnerRequestCounts.partnerId, partnerRequestCounts.environment, partnerRequestCounts.day],
           set: {
             requests: sql`${partnerRequestCounts.requests} + excluded.requests`,
             invalid: sql`${partnerRequestCounts.invalid} + excluded.invalid`,
+            replayed: sql`${partnerRequestCounts.replayed} + excluded.replayed`,
           },
         });
-      const replays = batch.filter((t) => t.replayed > 0);
-      if (replays.length > 0) {
-        await db.insert(auditLog).values(
-          replays.map((t) => ({
-            id: newId(),
-            actor: 'system:request-counts',
-            action: 'partner.idempotent_replays',
-            targetType: 'partner',
-            targetId: t.partnerId,
-            after: { environment: t.environment, day: t.day, replays: t.replayed },
-          })),
-        );
-      }
     } catch (error) {
       for (const t of batch) {
         const key = `${t.partnerId}\u0000${t.environment}\u0000${t.day}`;
