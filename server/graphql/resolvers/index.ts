@@ -2,6 +2,8 @@ import type { ClassType } from 'type-graphql';
 import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
+import { CredentialHandoverResolver } from './handovers';
+import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
@@ -24,4 +26,6 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   ReplayResolver,
   OperatorsResolver,
   AuditLogResolver,
+  CredentialHandoverResolver,
+  MailResolver,
 ];
