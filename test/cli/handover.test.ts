@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => smtp.close());
 
 function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: svc.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: svc.databaseUrl, SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
   delete env.DATA_DIR;
   delete env.LOG_LEVEL;
   return new Promise((resolve, reject) => {
