@@ -54,8 +54,9 @@ describe('issuing with an e-mail', () => {
 
     // Mail scanners and link previews fetch with GET: nothing is revealed or used.
     const get = await call('GET', `/api/handover/${token}`, { baseUrl: svc.url, headers: {} });
-    expect(get.status).toBe(405);
-    expect(get.text).not.toContain('sk_sandbox_');
+    expect(get.status).toBe(200);
+    expect(get.body).toEqual({ environment: 'sandbox' });
+    expect(get.headers.get('cache-control')).toBe('no-store');
     await call('GET', `/handover/${token}`, { baseUrl: svc.url, headers: {} });
 
     const shown = await open(token);
@@ -66,6 +67,7 @@ describe('issuing with an e-mail', () => {
     expect(mail.raw).not.toContain(shown.body.api_key);
     expect((await quoteWith(clientId, shown.body.api_key)).status).toBe(201);
 
+    expect((await call('GET', `/api/handover/${token}`, { baseUrl: svc.url, headers: {} })).body.error.code).toBe('handover_used');
     const again = await open(token);
     expect(again.status).toBe(409);
     expect(again.headers.get('cache-control')).toBe('no-store');

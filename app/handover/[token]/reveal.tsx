@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { CopyButton } from '../../_console/ui/copy';
 
 interface Shown {
@@ -14,10 +14,25 @@ export function HandoverReveal({ token }: { token: string }) {
   const [shown, setShown] = useState<Shown | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const url = `/api/handover/${encodeURIComponent(token)}`;
+
+  // Asks whether the link was used (it shows and uses nothing), so a second visit says so at once.
+  useEffect(() => {
+    let live = true;
+    void fetch(url, { cache: 'no-store' })
+      .then(async (res) => {
+        const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+        if (live && !res.ok && body?.error?.message) setRefusal(body.error.message);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [url]);
 
   async function reveal() {
     setBusy(true);
-    const res = await fetch(`/api/handover/${encodeURIComponent(token)}`, { method: 'POST', cache: 'no-store' }).catch(() => undefined);
+    const res = await fetch(url, { method: 'POST', cache: 'no-store' }).catch(() => undefined);
     setBusy(false);
     const body = (await res?.json().catch(() => undefined)) as (Shown & { error?: { message?: string } }) | undefined;
     if (res?.ok && body) setShown(body);
@@ -52,7 +67,7 @@ export function HandoverReveal({ token }: { token: string }) {
   }
   if (refusal) {
     return (
-      <div className="notice" role="alert">
+      <div className="notice" role="alert" aria-label="Link refused">
         <p>{refusal}</p>
       </div>
     );
