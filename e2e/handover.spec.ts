@@ -73,4 +73,6 @@ test('an admin hands sandbox credentials over by e-mail; the partner opens the k
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('link', { name }).click();
   await expect(page.getByRole('table', { name: /API credentials/ })).toContainText(`opened`);
+  await expect(page.getByRole('button', { name: 'Send a new link' })).toBeVisible();
+  await snapshot(page, 'partner-handover', test.info());
 });
