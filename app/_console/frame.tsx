@@ -25,6 +25,7 @@ const NAV: NavItem[] = [
   { href: '/replays', label: 'Replays' },
   { href: '/operators', label: 'Operators', needs: 'createOperator' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/outbox', label: 'Outbox', needs: 'resendHandover' },
 ];
 
 export function ConsoleFrame({ children }: { children: ReactNode }) {

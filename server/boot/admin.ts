@@ -2,10 +2,11 @@ import { parseCommandLine, wantsJson, type CommandLine } from '@/server/cli/args
 import { helpJson, helpText } from '@/server/cli/help';
 import { createCliLogger } from '@/server/cli/logger';
 import { cliContext } from '@/server/cli/operator-context';
-import type { CliIo } from '@/server/cli/commands';
+import { commandNeeds, type CliIo } from '@/server/cli/commands';
 import { print, reportFailure, toFailure } from '@/server/cli/output';
 import { readStdinLine } from '@/server/cli/stdin';
 import { loadEnv, type Env } from '@/server/config/env';
+import { loadSecretBox } from '@/server/crypto/encryption-key';
 import type { Logger } from '@/server/logger';
 import { openDatabase } from './open-database';
 import { createRuntime } from './runtime';
@@ -46,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     const db = await openDatabase(cliEnv, log, { adoptOrphans: false });
     if (db.embedded) cleanups.push(() => db.embedded!.stop());
     let boss;
-    if (command.needsJobQueue) {
+    if (commandNeeds(command, 'needsJobQueue', input)) {
       // Loaded only here: the other commands need neither pg-boss nor the job definitions.
       const [{ startBoss }, { createQueues }] = await Promise.all([import('@/jobs/boss'), import('@/jobs/registry')]);
       boss = await startBoss({ databaseUrl: db.url, log, schedule: false });
@@ -54,7 +55,8 @@ async function main(argv: string[]): Promise<number> {
       cleanups.push(() => started.stop({ graceful: true, timeout: 5000, wait: true }));
       await createQueues(boss);
     }
-    const rt = createRuntime({ env: cliEnv, databaseUrl: db.url, log, boss });
+    const secretBox = commandNeeds(command, 'needsSecretBox', input) ? loadSecretBox(env) : undefined;
+    const rt = createRuntime({ env: cliEnv, databaseUrl: db.url, log, boss, secretBox });
     cleanups.push(() => rt.close());
     const result = await command.run(cliContext(rt), input);
     await print(json ? JSON.stringify(result) : command.describe(result, input));

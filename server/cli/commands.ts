@@ -1,6 +1,8 @@
 import { addAllowlistEntry, removeAllowlistEntry } from '../allowlist/edit';
 import type { Ctx, OperatorActor } from '../context';
-import { issueCredential } from '../credentials/issue';
+import { issueCredential, type IssuedCredential } from '../credentials/issue';
+import { issueHandedOverCredential, type HandedOverCredential } from '../credentials/issue-handed-over';
+import { resendHandover } from '../credentials/resend-handover';
 import { revokeCredential } from '../credentials/revoke';
 import { changeOperatorRole } from '../operators/change-role';
 import { createOperator } from '../operators/create';
@@ -39,8 +41,16 @@ export interface Command<I = unknown, R = unknown> {
   run(ctx: Ctx<OperatorActor>, input: I): Promise<R>;
   /** The short human-readable answer (without --json). */
   describe(result: R, input: I): string;
-  /** Order moves write their event and enqueue its webhooks with pg-boss in the same transaction. */
-  needsJobQueue?: boolean;
+  /** Order moves write their event and enqueue its webhooks with pg-boss in the same transaction (so does mail). */
+  needsJobQueue?: boolean | ((input: I) => boolean);
+  /** A handed-over key waits sealed (SECRET_ENCRYPTION_KEY, or the embedded default's key file); only then is the key required. */
+  needsSecretBox?: boolean | ((input: I) => boolean);
+}
+
+/** Whether `command`, given this input, needs the job queue or the secret box. */
+export function commandNeeds(command: Command, what: 'needsJobQueue' | 'needsSecretBox', input: unknown): boolean {
+  const need = command[what];
+  return typeof need === 'function' ? need(input) : Boolean(need);
 }
 
 // Erases I and R so commands of different shapes sit in one list; each is checked where it is defined.
@@ -83,12 +93,37 @@ export const COMMANDS: readonly Command[] = [
   }),
   command({
     words: ['credentials', 'issue'],
-    summary: 'Issue a credential; the API key is shown this once. production needs an approved go-live.',
-    flags: { partner, env: { value: 'sandbox|production' } },
-    input: (f) => ({ partnerId: value.id('partner', f.partner!), environment: value.oneOf('env', f.env!, ['sandbox', 'production']) }),
-    run: (ctx, input) => issueCredential({ ctx, input }),
+    summary:
+      'Issue a credential. With --email the key is handed over (a one-time link e-mailed, the key not printed); without, it is shown this once. production needs an approved go-live.',
+    flags: { partner, env: { value: 'sandbox|production' }, email: { value: 'address', optional: true } },
+    input: (f) => ({
+      partnerId: value.id('partner', f.partner!),
+      environment: value.oneOf('env', f.env!, ['sandbox', 'production']),
+      email: f.email === undefined ? undefined : value.email('email', f.email),
+    }),
+    run: async (ctx, { email, ...input }): Promise<IssuedCredential | HandedOverCredential> =>
+      email ? issueHandedOverCredential({ ctx, input: { ...input, email } }) : issueCredential({ ctx, input }),
     describe: (r) =>
-      `Issued a ${r.environment} credential. client_id: ${r.client_id}  api_key: ${r.api_key}  (the key is not shown again; store it now)`,
+      'handed_over_to' in r
+        ? `Issued a ${r.environment} credential. client_id: ${r.client_id}  handed over to ${r.handed_over_to} (a one-time link to the key, until ${r.expires_at.toISOString()})`
+        : `Issued a ${r.environment} credential. client_id: ${r.client_id}  api_key: ${r.api_key}  (the key is not shown again; store it now)`,
+    needsJobQueue: (input) => input.email !== undefined,
+    needsSecretBox: (input) => input.email !== undefined,
+  }),
+  command({
+    words: ['credentials', 'resend'],
+    summary:
+      "E-mail a new hand-over link (the old one dies). Before the key was shown it carries the same key; after, a new key replaces it. --email defaults to the latest link's address.",
+    flags: { 'client-id': { value: 'id' }, email: { value: 'address', optional: true } },
+    input: (f) => ({
+      clientId: value.id('client-id', f['client-id']!),
+      email: f.email === undefined ? undefined : value.email('email', f.email),
+    }),
+    run: (ctx, input) => resendHandover({ ctx, input }),
+    describe: (r) =>
+      `Sent a new link for ${r.client_id} to ${r.handed_over_to} (until ${r.expires_at.toISOString()})${r.key_replaced ? '; the key had been shown, so it carries a new key and the old one stops working' : '; same key, the old link no longer works'}.`,
+    needsJobQueue: true,
+    needsSecretBox: true,
   }),
   command({
     words: ['credentials', 'revoke'],

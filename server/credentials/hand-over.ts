@@ -88,7 +88,6 @@ export async function revealHandover({
 }): Promise<{ clientId: string; apiKey: string; environment: 'sandbox' | 'production' }> {
   if (!ctx.secretBox) throw new Error('no secret encryption key in this process');
   const box = ctx.secretBox;
-  const ask = `Ask your contact at the platform (${ctx.env.MAIL_FROM}) for a new link.`;
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db
       .select({ handover: credentialHandovers, credential: credentials })
@@ -96,15 +95,9 @@ export async function revealHandover({
       .innerJoin(credentials, eq(credentials.id, credentialHandovers.credentialId))
       .where(eq(credentialHandovers.tokenHash, sessionTokenHash(input.token)))
       .for('update', { of: credentialHandovers });
-    if (!row) throw new HandoverUnavailableError('handover_unknown', `This link is not valid. ${ask}`);
-    const { handover, credential } = row;
-    if (handover.usedAt)
-      throw new HandoverUnavailableError('handover_used', `This link was already used on ${handover.usedAt.toUTCString()}. ${ask}`);
-    if (handover.endedAt) throw new HandoverUnavailableError('handover_replaced', `This link was replaced by a newer one. ${ask}`);
-    if (handover.expiresAt.getTime() <= Date.now()) throw new HandoverUnavailableError('handover_expired', `This link has expired. ${ask}`);
-    if (credential.revokedAt || !handover.keySealed)
-      throw new HandoverUnavailableError('credential_revoked', `This credential was revoked. ${ask}`);
-    const apiKey = box.open(handover.keySealed);
+    refuseUnusable(ctx, row);
+    const { handover, credential } = row!;
+    const apiKey = box.open(handover.keySealed!);
     await tx.db.update(credentialHandovers).set({ usedAt: new Date(), keySealed: null }).where(eq(credentialHandovers.id, handover.id));
     await recordAudit(tx, {
       action: 'credential.handover.open',
@@ -114,4 +107,39 @@ export async function revealHandover({
     });
     return { clientId: credential.clientId, apiKey, environment: credential.environment };
   });
+}
+
+type HandoverRow = { handover: typeof credentialHandovers.$inferSelect; credential: typeof credentials.$inferSelect };
+
+/** Throws why a link cannot show its key (used, replaced, expired, unknown, revoked), with whom to ask. */
+function refuseUnusable(ctx: Ctx, row: HandoverRow | undefined): void {
+  const ask = `Ask your contact at the platform (${ctx.env.MAIL_FROM}) for a new link.`;
+  if (!row) throw new HandoverUnavailableError('handover_unknown', `This link is not valid. ${ask}`);
+  const { handover, credential } = row;
+  if (handover.usedAt)
+    throw new HandoverUnavailableError('handover_used', `This link was already used on ${handover.usedAt.toUTCString()}. ${ask}`);
+  if (handover.endedAt) throw new HandoverUnavailableError('handover_replaced', `This link was replaced by a newer one. ${ask}`);
+  if (handover.expiresAt.getTime() <= Date.now()) throw new HandoverUnavailableError('handover_expired', `This link has expired. ${ask}`);
+  if (credential.revokedAt || !handover.keySealed)
+    throw new HandoverUnavailableError('credential_revoked', `This credential was revoked. ${ask}`);
+}
+
+/**
+ * Whether a link can still show its key, without showing or using it: the page says at once that a
+ * link was used. Reading it changes nothing, so a mail scanner's visit costs the partner nothing.
+ */
+export async function handoverStatus({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { token: string };
+}): Promise<{ environment: 'sandbox' | 'production' }> {
+  const [row] = await ctx.db
+    .select({ handover: credentialHandovers, credential: credentials })
+    .from(credentialHandovers)
+    .innerJoin(credentials, eq(credentials.id, credentialHandovers.credentialId))
+    .where(eq(credentialHandovers.tokenHash, sessionTokenHash(input.token)));
+  refuseUnusable(ctx, row);
+  return { environment: row!.credential.environment };
 }

@@ -20,6 +20,8 @@ interface Args {
   requestId: string;
   /** The caller's address (the socket's, or the trusted proxy's X-Forwarded-For). */
   address: string;
+  /** The path's [segments] (app/api/handover/[token] → { token }). */
+  params: Record<string, string | string[] | undefined>;
 }
 
 type Definition =
@@ -47,16 +49,17 @@ export function operatorRoute(def: Definition): OperatorHandler {
     let operatorId: string | undefined;
     let response: Response;
     try {
+      const params = await context.params;
       if (def.session === 'none') {
         const ctx = contextFor(services, { kind: 'system', name: 'operator-api' }, requestId);
-        response = await def.handler({ request, services, requestId, address, ctx });
+        response = await def.handler({ request, services, requestId, address, params, ctx });
       } else {
         const token = sessionTokenFrom(request);
         const session = token ? await authenticateSession(services, token) : undefined;
         if (!session) throw new SignInRequiredError();
         operatorId = session.actor.operatorId;
         const ctx = contextFor(services, session.actor, requestId);
-        response = await def.handler({ request, services, requestId, address, ctx, session });
+        response = await def.handler({ request, services, requestId, address, params, ctx, session });
       }
     } catch (error) {
       response = errorResponse(error, requestId, services.log);

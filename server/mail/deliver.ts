@@ -19,7 +19,7 @@ export async function deliverQueuedMail({ ctx, input }: { ctx: Ctx; input: { mes
     await ctx.db.update(mailMessages).set({ status: 'kept', sentAt: new Date() }).where(eq(mailMessages.id, message.id));
     ctx.log.info(
       { mail_id: message.id, to: message.toAddress, subject: message.subject },
-      'mail kept in the local outbox (no SMTP_URL): operators read it in the console',
+      `mail kept in the local outbox (no SMTP_URL): "${message.subject}" to ${message.toAddress}; open the console's Outbox to read it`,
     );
     return 'kept';
   }

@@ -4,6 +4,8 @@ import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
 import { GoLiveResolver } from './go-live';
+import { CredentialHandoverResolver } from './handovers';
+import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
@@ -28,4 +30,6 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   OperatorsResolver,
   AuditLogResolver,
   AccessRequestResolver,
+  CredentialHandoverResolver,
+  MailResolver,
 ];

@@ -2,13 +2,15 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Resolver } from 'type-graphql'
 import { addAllowlistEntry, removeAllowlistEntry } from '@/server/allowlist/edit';
 import type { Environment } from '@/server/context';
 import { issueCredential } from '@/server/credentials/issue';
+import { issueHandedOverCredential } from '@/server/credentials/issue-handed-over';
+import { resendHandover } from '@/server/credentials/resend-handover';
 import { revokeCredential } from '@/server/credentials/revoke';
 import { createPartner } from '@/server/partners/create';
 import { decideGoLive, type GoLiveDecision } from '@/server/partners/go-live';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
 import type { GraphQLContext } from '../context';
 import { ENVIRONMENTS } from '../types/environment';
-import { AllowlistEdit, GoLiveReview, IssuedCredential, Partner, RateLimit, RevokedCredential } from '../types/partner';
+import { AllowlistEdit, GoLiveReview, IssuedCredential, Partner, RateLimit, ResentHandover, RevokedCredential } from '../types/partner';
 
 /** What only an admin may change: partners, their credentials, allowlists, go-live reviews and rate limits. */
 @Resolver()
@@ -21,15 +23,35 @@ export class PartnerAdminResolver {
 
   @Authorized('admin')
   @Mutation(() => IssuedCredential, {
-    description: 'Issues an API key, returned in this answer only. production needs an approved go-live review.',
+    description:
+      'Issues an API key. With `email` it is handed over (a one-time link e-mailed, the key not in this answer); without, returned in this answer only. production needs an approved go-live review.',
   })
   async issueCredential(
     @Ctx() { ctx }: GraphQLContext,
     @Arg('partnerId', () => ID) partnerId: string,
     @Arg('environment', () => ENVIRONMENTS) environment: Environment,
+    @Arg('email', () => String, { nullable: true }) email?: string | null,
   ): Promise<IssuedCredential> {
+    if (email) {
+      const handed = await issueHandedOverCredential({ ctx, input: { partnerId, environment, email } });
+      return { partnerId, clientId: handed.client_id, environment: handed.environment, key: null, handedOverTo: handed.handed_over_to };
+    }
     const issued = await issueCredential({ ctx, input: { partnerId, environment } });
-    return { partnerId, clientId: issued.client_id, environment: issued.environment, key: issued.api_key };
+    return { partnerId, clientId: issued.client_id, environment: issued.environment, key: issued.api_key, handedOverTo: null };
+  }
+
+  @Authorized('admin')
+  @Mutation(() => ResentHandover, {
+    description:
+      'E-mails a new one-time link (the old one dies). Before the key was shown the link carries the same key; after, a new key replaces it.',
+  })
+  async resendHandover(
+    @Ctx() { ctx }: GraphQLContext,
+    @Arg('clientId', () => String) clientId: string,
+    @Arg('email', () => String, { nullable: true, description: "Defaults to the latest link's address." }) email?: string | null,
+  ): Promise<ResentHandover> {
+    const sent = await resendHandover({ ctx, input: { clientId, email: email ?? undefined } });
+    return { clientId: sent.client_id, handedOverTo: sent.handed_over_to, expiresAt: sent.expires_at, keyReplaced: sent.key_replaced };
   }
 
   @Authorized('admin')

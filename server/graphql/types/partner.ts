@@ -156,8 +156,47 @@ export class IssuedCredential {
   @Field(() => ENVIRONMENTS)
   environment!: Environment;
 
-  @Field(() => String, { description: 'The API key: shown in this answer only (just its SHA-256 is stored). Store it now.' })
-  key!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The API key: shown in this answer only (just its SHA-256 is stored). Store it now. Null when handed over by e-mail.',
+  })
+  key!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Where the one-time link to the key went, when issued with an e-mail.' })
+  handedOverTo!: string | null;
+}
+
+@ObjectType('CredentialHandover', { description: "A credential's latest one-time link to its key: never the link or the key." })
+export class CredentialHandover {
+  @Field(() => String)
+  email!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date)
+  expiresAt!: Date;
+
+  @Field(() => Date, { nullable: true, description: 'When the partner opened the link and saw the key.' })
+  usedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When a newer link or the revocation ended this one.' })
+  endedAt!: Date | null;
+}
+
+@ObjectType('ResentHandover')
+export class ResentHandover {
+  @Field(() => String)
+  clientId!: string;
+
+  @Field(() => String)
+  handedOverTo!: string;
+
+  @Field(() => Date)
+  expiresAt!: Date;
+
+  @Field(() => Boolean, { description: 'The key had been shown, so the new link carries a new key; the old key stops working.' })
+  keyReplaced!: boolean;
 }
 
 @ObjectType('RevokedCredential')

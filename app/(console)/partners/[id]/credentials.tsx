@@ -14,11 +14,23 @@ import { useMay } from '../../../_console/viewer';
 import type { PartnerData, Refresh } from './query';
 
 const IssueCredential = graphql(`
-  mutation IssueCredential($partnerId: ID!, $environment: Environment!) {
-    issueCredential(partnerId: $partnerId, environment: $environment) {
+  mutation IssueCredential($partnerId: ID!, $environment: Environment!, $email: String) {
+    issueCredential(partnerId: $partnerId, environment: $environment, email: $email) {
       clientId
       environment
       key
+      handedOverTo
+    }
+  }
+`);
+
+const ResendHandover = graphql(`
+  mutation ResendHandover($clientId: String!) {
+    resendHandover(clientId: $clientId) {
+      clientId
+      handedOverTo
+      expiresAt
+      keyReplaced
     }
   }
 `);
@@ -48,6 +60,7 @@ export function CredentialsSection({
 }) {
   const mayIssue = useMay('issueCredential');
   const mayRevoke = useMay('revokeCredential');
+  const mayResend = useMay('resendHandover');
   const columns: ColumnDef<CredentialRow, unknown>[] = [
     { header: 'Client ID', cell: ({ row }) => <code>{row.original.clientId}</code> },
     { header: 'Environment', accessorKey: 'environment' },
@@ -62,6 +75,7 @@ export function CredentialsSection({
           <span className="status-good">active</span>
         ),
     },
+    { header: 'Hand-over', cell: ({ row }) => <HandoverCell row={row.original} mayResend={mayResend} onResent={refresh} /> },
   ];
   if (mayRevoke) {
     columns.push({ header: 'Actions', id: 'revoke', cell: ({ row }) => <RevokeCell row={row.original} onRevoked={refresh} /> });
@@ -84,10 +98,11 @@ export function CredentialsSection({
 function IssueControls({ partner, onIssued }: { partner: PartnerData; onIssued: Refresh }) {
   const [result, issue] = useMutation(IssueCredential);
   const [issued, setIssued] = useState<Issued | null>(null);
+  const [email, setEmail] = useState('');
   const approved = partner.goLive.status === 'approved';
   async function issueFor(environment: 'sandbox' | 'production') {
     setIssued(null);
-    const done = await issue({ partnerId: partner.id, environment });
+    const done = await issue({ partnerId: partner.id, environment, email: email.trim() || null });
     if (done.data) {
       setIssued(done.data.issueCredential);
       onIssued();
@@ -96,6 +111,17 @@ function IssueControls({ partner, onIssued }: { partner: PartnerData; onIssued: 
   return (
     <>
       <div className="inline-actions">
+        <label>
+          Hand over to (e-mail){' '}
+          <input
+            type="email"
+            name="handover-email"
+            placeholder="developer@partner.example"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            aria-describedby="handover-hint"
+          />
+        </label>
         <button type="button" className="primary" disabled={result.fetching} onClick={() => issueFor('sandbox')}>
           Issue sandbox credentials
         </button>
@@ -113,8 +139,22 @@ function IssueControls({ partner, onIssued }: { partner: PartnerData; onIssued: 
           </span>
         )}
       </div>
+      <p id="handover-hint" className="muted">
+        With an e-mail, the key is not shown here: the partner gets a one-time link that shows it once.
+      </p>
       <ErrorList errors={apiErrors(result.error)} />
-      {issued && (
+      {issued?.handedOverTo && (
+        <div className="notice" role="status" aria-label="Issued credentials">
+          <p>
+            {issued.environment === 'production' ? 'Production' : 'Sandbox'} credentials <code>{issued.clientId}</code> handed over to{' '}
+            <strong>{issued.handedOverTo}</strong>: a one-time link to the key is on its way. The key is not shown here.
+          </p>
+          <button type="button" onClick={() => setIssued(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      {issued?.key && (
         <div className="notice" role="status" aria-label="Issued credentials">
           <p>
             <strong>
@@ -136,6 +176,54 @@ function IssueControls({ partner, onIssued }: { partner: PartnerData; onIssued: 
             I have stored the key
           </button>
         </div>
+      )}
+    </>
+  );
+}
+
+function HandoverCell({ row, mayResend, onResent }: { row: CredentialRow; mayResend: boolean; onResent: Refresh }) {
+  const [result, resend] = useMutation(ResendHandover);
+  const h = row.handover;
+  const state = !h ? (
+    <span className="muted">not handed over</span>
+  ) : h.usedAt ? (
+    <>
+      opened {formatTime(h.usedAt)} by {h.email}
+    </>
+  ) : h.endedAt ? (
+    <span className="muted">link ended {formatTime(h.endedAt)}</span>
+  ) : new Date(h.expiresAt).getTime() <= Date.now() ? (
+    <span className="status-bad">
+      sent to {h.email}, expired {formatTime(h.expiresAt)}
+    </span>
+  ) : (
+    <>
+      sent to {h.email}, expires {formatTime(h.expiresAt)}
+    </>
+  );
+  return (
+    <>
+      {state}
+      {mayResend && h && !row.revokedAt && (
+        <>
+          {' '}
+          <ConfirmButton
+            label="Send a new link"
+            title={`Send a new link for ${row.clientId}?`}
+            description={
+              h.usedAt
+                ? `The key was already shown, so the new link carries a new key: the current key stops working within a few seconds. The link goes to ${h.email}.`
+                : `The new link carries the same key; the link sent before stops working. It goes to ${h.email}.`
+            }
+            confirmLabel="Send a new link"
+            disabled={result.fetching}
+            onConfirm={async () => {
+              const done = await resend({ clientId: row.clientId });
+              if (done.data) onResent();
+            }}
+          />
+          <ErrorList errors={apiErrors(result.error)} />
+        </>
       )}
     </>
   );

@@ -24,6 +24,13 @@ export const PartnerPage = graphql(`
           keyLast4
           createdAt
           revokedAt
+          handover {
+            email
+            createdAt
+            expiresAt
+            usedAt
+            endedAt
+          }
         }
         pageInfo {
           hasNextPage
