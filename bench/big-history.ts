@@ -48,13 +48,13 @@ await sql`insert into webhook_attempts (id, delivery_id, attempt, trigger, start
 await sql`analyze`;
 console.log(`seeded 500,000 deliveries, 1,000,000 attempts in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 
-// As `npm start` runs (workers on, a JSON log line per request), with the log written to a file rather than
-// this terminal; the console's pages are Next's and not on this path, so CONSOLE=off saves a build.
+// As `npm start` runs (workers and console on, a JSON log line per request), with the log written to a file
+// rather than this terminal.
 const env = loadEnv({
   ...process.env,
   DATABASE_URL: pg.url,
   PORT: '0',
-  CONSOLE: 'off',
+  CONSOLE: 'on',
   WORKERS: 'on',
   LOG_LEVEL: 'info',
   SECRET_ENCRYPTION_KEY: '00'.repeat(32),
