@@ -26,12 +26,16 @@ async function readQueues(sql: postgres.Sql) {
     ) j on j.name = q.name`;
 }
 
+// Subscriptions are few (a handful per partner): counting them at scrape reads a small table.
 async function readReplays(sql: postgres.Sql) {
-  const [row] = await sql<{ running: number; queued: number; matched: number; enqueued: number }[]>`
+  const [row] = await sql<{ running: number; queued: number; matched: number; enqueued: number; failing: number; disabled: number }[]>`
     select count(*) filter (where status = 'running')::int as running, count(*) filter (where status = 'queued')::int as queued,
-      coalesce(sum(events_matched), 0)::int as matched, coalesce(sum(events_enqueued), 0)::int as enqueued
+      coalesce(sum(events_matched), 0)::int as matched, coalesce(sum(events_enqueued), 0)::int as enqueued,
+      (select count(*) from webhook_subscriptions where deleted_at is null and status = 'enabled' and failing_since is not null)::int
+        as failing,
+      (select count(*) from webhook_subscriptions where deleted_at is null and status = 'disabled')::int as disabled
     from webhook_replays where status in ('queued', 'running')`;
-  return row ?? { running: 0, queued: 0, matched: 0, enqueued: 0 };
+  return row!;
 }
 
 /** The process's registry and the families the README lists; `sql` is read at scrape time only. */
@@ -121,6 +125,19 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
       if (!r) return;
       this.set({ stage: 'matched' }, r.matched);
       this.set({ stage: 'enqueued' }, r.enqueued);
+    },
+  });
+
+  new Gauge({
+    name: 'pdp_webhook_subscriptions',
+    help: 'Subscriptions (not deleted) that are enabled with a failing streak, or disabled (by an operator, or automatically).',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const r = await replaysOnce().catch(() => undefined);
+      if (!r) return;
+      this.set({ state: 'failing' }, r.failing);
+      this.set({ state: 'disabled' }, r.disabled);
     },
   });
 

@@ -105,6 +105,9 @@ describe('GET /metrics on the web tier', () => {
     expect(find(samples, 'pdp_queue_oldest_job_age_seconds')).toHaveLength(depth.length);
     expect(find(samples, 'pdp_replays_active', { status: 'running' })[0]?.value).toBe(0);
     expect(find(samples, 'pdp_replay_events', { stage: 'enqueued' })[0]?.value).toBe(0);
+    // The retry's failure started a failing streak; the success ended it.
+    expect(find(samples, 'pdp_webhook_subscriptions', { state: 'failing' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_webhook_subscriptions', { state: 'disabled' })[0]?.value).toBe(0);
     expect(total(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(total(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
 
