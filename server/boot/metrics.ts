@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -189,7 +190,12 @@ export function metricsAllowed(
   remoteAddress: string | undefined,
   headers: Record<string, string | string[] | undefined>,
 ): boolean {
-  if (token) return headers.authorization === `Bearer ${token}`;
+  if (token) {
+    const sent = headers.authorization;
+    if (typeof sent !== 'string') return false;
+    // Compared as digests, in constant time: the token's length and prefix stay unknown to a guesser.
+    return timingSafeEqual(digest(sent), digest(`Bearer ${token}`));
+  }
   if (headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined) return false;
   return remoteAddress === '127.0.0.1' || remoteAddress === '::1' || remoteAddress === '::ffff:127.0.0.1';
 }
@@ -202,6 +208,8 @@ export function frontDoorMetrics(metrics: ProcessMetrics, token: string | undefi
     allowed: (req: IncomingMessage) => metricsAllowed(token, req.socket.remoteAddress, req.headers),
   };
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** A worker-only process's own small server: GET /metrics and nothing else. */
 export async function serveMetrics(
