@@ -9,10 +9,11 @@ export interface Metrics {
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /**
    * One webhook attempt ended and was recorded. `result`: succeeded, retrying, failed, skipped or
-   * unrecorded; `errorKind`: none, http_status, timeout, ... `lagSeconds`: start minus when it was
-   * due, for scheduled attempts only (a replay's or a manual attempt's due time is the operator's).
+   * unrecorded; `errorKind`: none, http_status, timeout, ...; `trigger`: scheduled, manual or replay
+   * (replay progress: replayed attempts that succeeded). `lagSeconds`: start minus when it was due,
+   * for scheduled attempts only (a replay's or a manual attempt's due time is the operator's).
    */
-  attempt(result: string, errorKind: string, durationSeconds: number | undefined, lagSeconds: number | undefined): void;
+  attempt(result: string, errorKind: string, trigger: string, durationSeconds: number | undefined, lagSeconds: number | undefined): void;
   /** A delivery reached its final state (succeeded, failed, skipped). */
   delivery(result: string): void;
 }

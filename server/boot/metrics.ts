@@ -59,8 +59,8 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   });
   const attempts = new Counter({
     name: 'pdp_webhook_attempts_total',
-    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded) and error kind.',
-    labelNames: ['result', 'error_kind'],
+    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded), error kind and trigger.',
+    labelNames: ['result', 'error_kind', 'trigger'],
     registers: [registry],
   });
   const deliveries = new Counter({
@@ -170,8 +170,8 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
       child.count.inc();
       child.duration.observe(seconds);
     },
-    attempt(result, errorKind, durationSeconds, lagSeconds) {
-      attempts.inc({ result, error_kind: errorKind });
+    attempt(result, errorKind, trigger, durationSeconds, lagSeconds) {
+      attempts.inc({ result, error_kind: errorKind, trigger });
       if (durationSeconds !== undefined) attemptDuration.observe(durationSeconds);
       if (lagSeconds !== undefined) lag.observe(lagSeconds);
     },

@@ -70,10 +70,18 @@ describe('GET /metrics on the web tier', () => {
     );
     // The engine reports an attempt once its record is written, just after the API shows it.
     const metricsUrl = `${svc.url}/metrics`;
-    const samples = await waitFor('the succeeded attempt counted', async () => {
+    await waitFor('the succeeded attempt counted', async () => {
       const s = parse((await scrape(metricsUrl)).text);
-      return total(s, 'pdp_webhook_attempts_total', { result: 'succeeded' }) >= 1 && s;
+      return total(s, 'pdp_webhook_attempts_total', { result: 'succeeded', trigger: 'scheduled' }) >= 1;
     });
+    // A replay of the last hour: the order's event(s) again, counted under trigger="replay".
+    const replay = await call('POST', `/partner/webhooks/${sub.body.id}/replay`, partner, { since: Math.floor(Date.now() / 1000) - 3600 });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(202);
+    const samples = await waitFor('the replayed attempts counted', async () => {
+      const s = parse((await scrape(metricsUrl)).text);
+      return total(s, 'pdp_webhook_attempts_total', { trigger: 'replay', result: 'succeeded' }) === replay.body.events_matched && s;
+    });
+    expect(replay.body.events_matched).toBeGreaterThanOrEqual(1);
     const first = await scrape(metricsUrl);
     expect(first.status).toBe(200);
     expect(first.type).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -87,13 +95,14 @@ describe('GET /metrics on the web tier', () => {
     expect(total(samples, 'pdp_http_request_duration_seconds_sum', { route: '/partner/orders/{id}' })).toBeGreaterThan(0);
 
     // Attempts and deliveries by outcome and error kind, their duration and lag.
-    expect(total(samples, 'pdp_webhook_attempts_total', { result: 'retrying', error_kind: 'http_status' })).toBe(1);
-    expect(total(samples, 'pdp_webhook_attempts_total', { result: 'succeeded', error_kind: 'none' })).toBe(1);
-    expect(total(samples, 'pdp_webhook_deliveries_total', { result: 'succeeded' })).toBe(1);
-    expect(total(samples, 'pdp_webhook_attempt_duration_seconds_count')).toBe(2);
+    const replayed = replay.body.events_matched as number;
+    expect(total(samples, 'pdp_webhook_attempts_total', { result: 'retrying', error_kind: 'http_status', trigger: 'scheduled' })).toBe(1);
+    expect(total(samples, 'pdp_webhook_attempts_total', { result: 'succeeded', error_kind: 'none', trigger: 'scheduled' })).toBe(1);
+    expect(total(samples, 'pdp_webhook_deliveries_total', { result: 'succeeded' })).toBe(1 + replayed);
+    expect(total(samples, 'pdp_webhook_attempt_duration_seconds_count')).toBe(2 + replayed);
     expect(total(samples, 'pdp_webhook_attempt_duration_seconds_sum')).toBeGreaterThan(0);
-    const lagCount = total(samples, 'pdp_webhook_delivery_lag_seconds_count');
-    expect(lagCount).toBe(2);
+    // Lag is measured for scheduled attempts only: the first and the retry, not the replayed ones.
+    expect(total(samples, 'pdp_webhook_delivery_lag_seconds_count')).toBe(2);
     // The retry was due about a second after the first attempt; neither started minutes late.
     expect(total(samples, 'pdp_webhook_delivery_lag_seconds_bucket', { le: '30' })).toBe(2);
 
