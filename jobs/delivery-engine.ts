@@ -5,7 +5,7 @@ import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/webho
 import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/webhooks/claims';
 import type { ClaimedAttempt } from '@/server/webhooks/claimed-attempt';
 import { createWebhookClient, type WebhookClient } from '@/server/webhooks/http-client';
-import { recordOutcomes } from '@/server/webhooks/record';
+import { recordOutcomes, type RecordResult } from '@/server/webhooks/record';
 import { beat, leave } from '@/server/workers/heartbeat';
 import { jobContext } from './definition';
 
@@ -169,7 +169,7 @@ export class DeliveryEngine {
       const batch = this.done;
       this.done = [];
       try {
-        await recordOutcomes(this.ctx, batch);
+        this.report(batch, await recordOutcomes(this.ctx, batch));
       } catch (error) {
         // recordOutcomes handles each delivery's failure itself; this is the unforeseen, logged and left to the sweeper.
         this.ctx.log.error({ deliveries: batch.length, err: error }, 'recording webhook attempts failed; their claims will lapse');
@@ -180,6 +180,26 @@ export class DeliveryEngine {
     }
     this.flushing = undefined;
     if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  // A counter bump and two histogram observations per attempt, after its record was written.
+  private report(batch: AttemptOutcome[], { results }: RecordResult): void {
+    const metrics = this.ctx.metrics;
+    if (!metrics) return;
+    for (const { claimed, startedAt, outcome } of batch) {
+      const result = results.get(claimed.id) ?? 'unrecorded';
+      const errorKind = !outcome
+        ? 'none'
+        : outcome.kind === 'response'
+          ? outcome.status >= 200 && outcome.status < 300
+            ? 'none'
+            : 'http_status'
+          : outcome.errorKind;
+      const due = claimed.trigger === 'scheduled' && claimed.due_at ? new Date(claimed.due_at).getTime() : undefined;
+      const lag = due === undefined || Number.isNaN(due) ? undefined : Math.max(0, startedAt.getTime() - due) / 1000;
+      metrics.attempt(result, errorKind, claimed.trigger, outcome ? outcome.durationMs / 1000 : undefined, lag);
+      if (result === 'succeeded' || result === 'failed' || result === 'skipped') metrics.delivery(result);
+    }
   }
 
   private wakeRoomWaiters(): void {

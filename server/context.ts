@@ -3,6 +3,7 @@ import type { Executor } from '@/db/client';
 import type { Env } from './config/env';
 import type { SecretBox } from './crypto/secret-box';
 import type { Logger } from './logger';
+import type { Metrics } from './observability';
 import type { Mailer } from './mail/mailer';
 import type { JobQueue } from './outbox/job-queue';
 import type { Resolver } from './webhooks/url-policy';
@@ -60,6 +61,8 @@ export interface Deps {
   resolver: Resolver;
   /** SMTP, when SMTP_URL is set; absent, mail stays in the local outbox (server/mail/). */
   mailer?: Mailer;
+  /** Counters and histograms (server/observability.ts); absent where nothing scrapes (the admin CLI, some tests). */
+  metrics?: Metrics;
 }
 
 /** What every domain verb receives: who acts, for which request, and the process's dependencies. */
@@ -86,8 +89,8 @@ export function requesterOf(actor: Actor): string {
 
 /** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
 export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {
-  const { env, log, db, sql, jobs, secretBox, resolver, mailer } = deps;
-  return { env, log, db, sql, jobs, secretBox, resolver, mailer, actor, requestId };
+  const { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics } = deps;
+  return { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, actor, requestId };
 }
 
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */

@@ -9,6 +9,7 @@ import type { Env } from '@/server/config/env';
 import type { Deps } from '@/server/context';
 import type { SecretBox } from '@/server/crypto/secret-box';
 import type { Logger } from '@/server/logger';
+import type { Metrics } from '@/server/observability';
 import { jobQueueNotStarted } from '@/server/outbox/job-queue';
 import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
@@ -38,9 +39,20 @@ export interface RuntimeOptions {
   resolver?: Resolver;
   /** Sees every statement of the pool; for tests that count queries (production never sets it). */
   onQuery?: QueryObserver;
+  /** The process's metrics (server/boot/metrics.ts); the verbs and the engine report to it. */
+  metrics?: Metrics;
 }
 
-export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver = systemResolver, onQuery }: RuntimeOptions): Runtime {
+export function createRuntime({
+  env,
+  databaseUrl,
+  log,
+  secretBox,
+  boss,
+  resolver = systemResolver,
+  onQuery,
+  metrics,
+}: RuntimeOptions): Runtime {
   const client = createDbClient(databaseUrl, {
     max: env.DB_POOL_MAX,
     connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
@@ -53,6 +65,7 @@ export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver
     jobs: boss ? pgBossJobQueue(boss) : jobQueueNotStarted,
     secretBox,
     resolver,
+    metrics,
     mailer: smtpMailer(env),
     credentials: new CredentialCache(client.db, env),
     authFailures: new FailureThrottle(env.AUTH_FAILURES_PER_SECOND),

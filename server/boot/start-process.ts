@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import type { QueryObserver } from '@/db/client';
 import { startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine } from '@/jobs/delivery-engine';
@@ -16,6 +17,7 @@ import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
 import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
 import type { Resolver } from '@/server/webhooks/url-policy';
+import { createMetrics, frontDoorMetrics, serveMetrics } from './metrics';
 import { seedDemo, type DemoCredentials } from './demo-seed';
 import { prepareNext } from './next-app';
 import { openDatabase } from './open-database';
@@ -25,6 +27,8 @@ import { createRuntime, type Runtime } from './runtime';
 export interface RunningProcess {
   /** Base URL of the HTTP server; undefined for a worker-only process. */
   url?: string;
+  /** A worker-only process's metrics address, when METRICS_PORT is set. */
+  metricsUrl?: string;
   rt: Runtime;
   demo?: DemoCredentials;
   stop(): Promise<void>;
@@ -53,7 +57,19 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
   const boss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
   await createQueues(boss);
-  const rt = createRuntime({ env, databaseUrl: db.url, log, secretBox, boss, resolver: options.resolver, onQuery: options.onQuery });
+  // Its own small pool of one: a scrape never waits behind the request or delivery traffic.
+  const metricsSql = postgres(db.url, { max: 1, onnotice: () => {} });
+  const metrics = createMetrics(metricsSql, log);
+  const rt = createRuntime({
+    env,
+    databaseUrl: db.url,
+    log,
+    secretBox,
+    boss,
+    resolver: options.resolver,
+    onQuery: options.onQuery,
+    metrics,
+  });
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   let unlisten: (() => Promise<void>) | undefined;
@@ -79,7 +95,8 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     graphql = await createGraphQLExecutor(rt);
     const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
-    server = createFrontDoor({ routes, services, operator, next, readiness: () => databaseReachable(rt) });
+    const frontMetrics = frontDoorMetrics(metrics, env.METRICS_TOKEN);
+    server = createFrontDoor({ routes, services, operator, next, readiness: () => databaseReachable(rt), metrics: frontMetrics });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -88,6 +105,12 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     const port = (server.address() as AddressInfo).port;
     url = env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
   }
+
+  // A worker-only process has no front door: METRICS_PORT gives it one for /metrics, on loopback unless a token guards it.
+  const metricsServer =
+    !roles.web && env.METRICS_PORT !== undefined
+      ? await serveMetrics(metrics, { port: env.METRICS_PORT, host: env.METRICS_TOKEN ? env.HOST : '127.0.0.1', token: env.METRICS_TOKEN })
+      : undefined;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -103,10 +126,12 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       await unlisten?.().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
       await engine?.stop();
+      await metricsServer?.close();
+      await metricsSql.end({ timeout: 2 });
       await rt.close();
       await db.embedded?.stop();
     })());
-  return { url, rt, demo, stop };
+  return { url, metricsUrl: metricsServer?.url, rt, demo, stop };
 }
 
 async function databaseReachable(rt: Runtime): Promise<boolean> {

@@ -20,6 +20,10 @@ export const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  // /metrics: a bearer token when set; without one, loopback clients only (README "Metrics").
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // A worker-only process (npm run worker) serves /metrics on this port; unset, it serves none.
+  METRICS_PORT: int(0, 65535).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   DB_POOL_MAX: int(1, 200).default(10),
   DB_TIMEOUT_MS: int(100, 60_000).default(3000),

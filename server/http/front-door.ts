@@ -6,6 +6,7 @@ import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
 import { AppError } from '../errors';
 import { errorResponse } from './error-response';
 import { jsonResponse } from './json';
+import type { Metrics } from '../observability';
 import type { HttpMethod } from './route-spec';
 import type { OperatorHandler } from './operator-route';
 import type { OperatorServices } from './operator-services';
@@ -23,7 +24,17 @@ interface Options {
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
   readiness: () => Promise<boolean>;
+  /** Request counts and latencies go to `observe`; GET /metrics answers `scrape` to clients `allowed` lets in. */
+  metrics?: {
+    observe: Metrics;
+    scrape(): Promise<{ contentType: string; text: string }>;
+    allowed(req: IncomingMessage): boolean;
+  };
 }
+
+// The matched route's pattern, set by the route listeners for the request's metrics label.
+const routePatterns = new WeakMap<IncomingMessage, string>();
+const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The one socket owner. It stamps the socket's address on every request (after stripping any
@@ -31,7 +42,7 @@ interface Options {
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, readiness }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, readiness, metrics }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -39,11 +50,12 @@ export function createFrontDoor({ routes, services, operator, next, readiness }:
     table: RouteEntry<H>[],
     routeServices: S,
   ) =>
-    getRequestListener(async (request) => {
+    getRequestListener(async (request, env) => {
       const pathname = new URL(request.url).pathname;
       for (const route of table) {
         const params = route.match(pathname);
         if (!params) continue;
+        if (metrics) routePatterns.set(env.incoming as IncomingMessage, route.path);
         const handler = route.handlers[request.method as HttpMethod];
         if (!handler) return methodNotAllowed(route, services);
         return handler(request, { params: Promise.resolve(params), services: routeServices });
@@ -57,10 +69,26 @@ export function createFrontDoor({ routes, services, operator, next, readiness }:
     stampClientAddress(req);
     const url = req.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
+    if (metrics) {
+      const started = performance.now();
+      res.once('finish', () => {
+        const route = routePatterns.get(req) ?? (FIXED_PATHS.has(pathname) ? pathname : 'other');
+        metrics.observe.httpRequest(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000);
+      });
+    }
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') {
       const ready = await readiness().catch(() => false);
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
+    }
+    if (pathname === '/metrics' && metrics) {
+      if (!metrics.allowed(req))
+        return refuse(res, services, 403, 'metrics_forbidden', 'Metrics need the bearer token, or a loopback client.');
+      const scraped = await metrics.scrape().catch((err: unknown) => void services.log.error({ err }, 'metrics scrape failed'));
+      if (!scraped) return sendJson(res, 500, { status: 'metrics_unavailable' });
+      const { contentType, text } = scraped;
+      res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      return void res.end(text);
     }
     // Every handler builds a URL from Host: one that cannot be a host is refused here, in JSON.
     if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');

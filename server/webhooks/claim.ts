@@ -22,7 +22,7 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<Claim
     where d.id = j.id and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
       and ((d.attempts = j.attempt - 1 and d.claimed_until is null) or (d.attempts = j.attempt and d.claimed_until < now()))
     returning d.id, d.subscription_id, j.attempt, j.job_index, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment,
-      s.secret_sealed, s.previous_secrets, e.envelope`;
+      s.secret_sealed, s.previous_secrets, e.envelope, coalesce(d.next_attempt_at, d.created_at) as due_at`;
   return rows.map(({ job_index, ...row }) => {
     const job = jobs[job_index - 1];
     return { ...row, trigger: job?.trigger ?? 'scheduled', ...(job?.requested_by ? { requested_by: job.requested_by } : {}) };

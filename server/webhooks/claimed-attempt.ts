@@ -23,4 +23,6 @@ export interface ClaimedAttempt {
   /** As stored: a list, or its JSON text (postgres.js hands jsonb back as text here). */
   previous_secrets: PreviousSecret[] | string;
   envelope: EventEnvelope | string;
+  /** When the attempt was due (the event's creation for a first attempt, the retry time after): delivery lag is measured from it. */
+  due_at?: string | Date | null;
 }

@@ -103,6 +103,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         secret_sealed: s.secretSealed,
         previous_secrets: s.previousSecrets,
         envelope: event.envelope,
+        due_at: event.createdAt,
       });
     }
     return { found: found.length, claimed, skipped: created.length - claimed.length };

@@ -1,0 +1,239 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type postgres from 'postgres';
+import type { Logger } from '@/server/logger';
+import type { Metrics } from '@/server/observability';
+
+export interface ProcessMetrics extends Metrics {
+  registry: Registry;
+  /** Prometheus text of every family; queue and replay gauges are read from the database now. */
+  scrape(): Promise<string>;
+}
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+// One statement per scrape, its predicate pg-boss's index of waiting jobs (job_i5: name,
+// start_after, where state < 'active'), so finished jobs cost nothing. Measured: 12.8 ms with
+// 50,000 jobs waiting (a sequential scan then: every row matches), once per process scraped.
+async function readQueues(sql: postgres.Sql) {
+  return sql<{ name: string; depth: number; oldest: number }[]>`
+    select q.name, coalesce(j.depth, 0)::int as depth, coalesce(j.oldest, 0)::float8 as oldest
+    from pgboss.queue q left join (
+      select name, count(*) as depth,
+        extract(epoch from now() - min(start_after) filter (where start_after <= now())) as oldest
+      from pgboss.job where state < 'active' group by name
+    ) j on j.name = q.name`;
+}
+
+// Subscriptions are few (a handful per partner): counting them at scrape reads a small table.
+async function readReplays(sql: postgres.Sql) {
+  const [row] = await sql<{ running: number; queued: number; matched: number; enqueued: number; failing: number; disabled: number }[]>`
+    select count(*) filter (where status = 'running')::int as running, count(*) filter (where status = 'queued')::int as queued,
+      coalesce(sum(events_matched), 0)::int as matched, coalesce(sum(events_enqueued), 0)::int as enqueued,
+      (select count(*) from webhook_subscriptions where deleted_at is null and status = 'enabled' and failing_since is not null)::int
+        as failing,
+      (select count(*) from webhook_subscriptions where deleted_at is null and status = 'disabled')::int as disabled
+    from webhook_replays where status in ('queued', 'running')`;
+  return row!;
+}
+
+/** The process's registry and the families the README lists; `sql` is read at scrape time only. */
+export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'pdp_http_requests_total',
+    help: 'HTTP requests answered, by route pattern (or other), method and status class.',
+    labelNames: ['route', 'method', 'status_class'],
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'pdp_http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by route pattern and status class.',
+    labelNames: ['route', 'status_class'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: 'pdp_webhook_attempts_total',
+    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded), error kind and trigger.',
+    labelNames: ['result', 'error_kind', 'trigger'],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'pdp_webhook_deliveries_total',
+    help: 'Deliveries that reached a final state in this process, by result (succeeded, failed, skipped).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const attemptDuration = new Histogram({
+    name: 'pdp_webhook_attempt_duration_seconds',
+    help: 'Time a webhook attempt took, from sending to the receiver answering or failing.',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'pdp_webhook_delivery_lag_seconds',
+    help: 'When a scheduled attempt started minus when it was due (event creation, or the retry time).',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [registry],
+  });
+
+  let queues: Promise<Awaited<ReturnType<typeof readQueues>>> | undefined;
+  const queuesOnce = () => (queues ??= readQueues(sql).finally(() => setImmediate(() => (queues = undefined))));
+  new Gauge({
+    name: 'pdp_queue_depth',
+    help: 'Jobs waiting in each pg-boss queue (created or retry, due or not).',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      for (const q of await queuesOnce().catch(warn)) this.set({ queue: q.name }, q.depth);
+    },
+  });
+  new Gauge({
+    name: 'pdp_queue_oldest_job_age_seconds',
+    help: 'How long the oldest due job of each queue has waited since it became due (0 when none is due).',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      for (const q of await queuesOnce().catch(warn)) this.set({ queue: q.name }, q.oldest);
+    },
+  });
+  let replays: Promise<Awaited<ReturnType<typeof readReplays>>> | undefined;
+  const replaysOnce = () => (replays ??= readReplays(sql).finally(() => setImmediate(() => (replays = undefined))));
+  new Gauge({
+    name: 'pdp_replays_active',
+    help: 'Replays queued or running.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const r = await replaysOnce().catch(() => undefined);
+      if (!r) return;
+      this.set({ status: 'running' }, r.running);
+      this.set({ status: 'queued' }, r.queued);
+    },
+  });
+  new Gauge({
+    name: 'pdp_replay_events',
+    help: 'Events of the active replays: matched by their windows, and enqueued for delivery so far.',
+    labelNames: ['stage'],
+    registers: [registry],
+    async collect() {
+      const r = await replaysOnce().catch(() => undefined);
+      if (!r) return;
+      this.set({ stage: 'matched' }, r.matched);
+      this.set({ stage: 'enqueued' }, r.enqueued);
+    },
+  });
+
+  new Gauge({
+    name: 'pdp_webhook_subscriptions',
+    help: 'Subscriptions (not deleted) that are enabled with a failing streak, or disabled (by an operator, or automatically).',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const r = await replaysOnce().catch(() => undefined);
+      if (!r) return;
+      this.set({ state: 'failing' }, r.failing);
+      this.set({ state: 'disabled' }, r.disabled);
+    },
+  });
+
+  function warn(err: unknown): never[] {
+    log.warn({ err }, 'metrics: queue depths not read');
+    return [];
+  }
+
+  // Label children made once: a request then costs a map lookup, an increment and an observation.
+  const httpChildren = new Map<
+    string,
+    { count: ReturnType<typeof httpRequests.labels>; duration: ReturnType<typeof httpDuration.labels> }
+  >();
+  return {
+    registry,
+    scrape: () => registry.metrics(),
+    httpRequest(route, method, status, seconds) {
+      const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
+      const m = METHODS.has(method) ? method : 'other';
+      const key = `${route} ${m} ${statusClass}`;
+      let child = httpChildren.get(key);
+      if (!child) {
+        child = {
+          count: httpRequests.labels({ route, method: m, status_class: statusClass }),
+          duration: httpDuration.labels({ route, status_class: statusClass }),
+        };
+        httpChildren.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(seconds);
+    },
+    attempt(result, errorKind, trigger, durationSeconds, lagSeconds) {
+      attempts.inc({ result, error_kind: errorKind, trigger });
+      if (durationSeconds !== undefined) attemptDuration.observe(durationSeconds);
+      if (lagSeconds !== undefined) lag.observe(lagSeconds);
+    },
+    delivery(result) {
+      deliveries.inc({ result });
+    },
+  };
+}
+
+/**
+ * Who may read /metrics: with METRICS_TOKEN, whoever sends it as a bearer token; without, only a
+ * client on this host that no proxy forwarded (a local reverse proxy adds X-Forwarded-For/Forwarded).
+ */
+export function metricsAllowed(
+  token: string | undefined,
+  remoteAddress: string | undefined,
+  headers: Record<string, string | string[] | undefined>,
+): boolean {
+  if (token) {
+    const sent = headers.authorization;
+    if (typeof sent !== 'string') return false;
+    // Compared as digests, in constant time: the token's length and prefix stay unknown to a guesser.
+    return timingSafeEqual(digest(sent), digest(`Bearer ${token}`));
+  }
+  if (headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined) return false;
+  return remoteAddress === '127.0.0.1' || remoteAddress === '::1' || remoteAddress === '::ffff:127.0.0.1';
+}
+
+/** What the front door needs: where to report requests, what to answer GET /metrics with, and to whom. */
+export function frontDoorMetrics(metrics: ProcessMetrics, token: string | undefined) {
+  return {
+    observe: metrics,
+    scrape: async () => ({ contentType: metrics.registry.contentType, text: await metrics.scrape() }),
+    allowed: (req: IncomingMessage) => metricsAllowed(token, req.socket.remoteAddress, req.headers),
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** A worker-only process's own small server: GET /metrics and nothing else. */
+export async function serveMetrics(
+  metrics: ProcessMetrics,
+  { port, host, token }: { port: number; host: string; token?: string },
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    if ((req.url ?? '/').split('?')[0] !== '/metrics' || req.method !== 'GET') return void res.writeHead(404).end();
+    if (!metricsAllowed(token, req.socket.remoteAddress, req.headers)) return void res.writeHead(403).end();
+    metrics.scrape().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shown}:${address.port}/metrics`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * What the faces and the engine report to the process's metrics. The port is plain TypeScript so
+ * the domain and jobs/ never import prom-client; server/boot/metrics.ts implements it. Every label
+ * passed here comes from a fixed set (a route table pattern, a status class, an outcome, an error
+ * kind): never an id or a URL, so the series count stays bounded whatever partners send.
+ */
+export interface Metrics {
+  /** One answered request. `route`: the route table's pattern (/partner/orders/{id}) or `other`. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /**
+   * One webhook attempt ended and was recorded. `result`: succeeded, retrying, failed, skipped or
+   * unrecorded; `errorKind`: none, http_status, timeout, ...; `trigger`: scheduled, manual or replay
+   * (replay progress: replayed attempts that succeeded). `lagSeconds`: start minus when it was due,
+   * for scheduled attempts only (a replay's or a manual attempt's due time is the operator's).
+   */
+  attempt(result: string, errorKind: string, trigger: string, durationSeconds: number | undefined, lagSeconds: number | undefined): void;
+  /** A delivery reached its final state (succeeded, failed, skipped). */
+  delivery(result: string): void;
+}
+
+export const noMetrics: Metrics = {
+  httpRequest: () => {},
+  attempt: () => {},
+  delivery: () => {},
+};
