@@ -23,6 +23,8 @@ interface Options {
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
   readiness: () => Promise<boolean>;
+  /** True from the first SIGTERM/SIGINT: /readyz answers 503 so a load balancer stops sending. */
+  draining?: () => boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ interface Options {
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, readiness }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, readiness, draining }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -59,6 +61,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness }:
     const pathname = url.split('?')[0] ?? '/';
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') {
+      if (draining?.()) return sendJson(res, 503, { status: 'draining' });
       const ready = await readiness().catch(() => false);
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
     }
