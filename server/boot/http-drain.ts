@@ -67,6 +67,10 @@ export function trackForDrain(server: Server): HttpDrain {
     async drain(deadlineMs) {
       draining = true;
       answered = 0;
+      // Connections the kernel completed before the signal wait in the listen backlog until this turn
+      // of the event loop accepts them (libuv accepts until the backlog is empty); closing the listener
+      // first resets them. The signal and the ready listener are seen in the same poll, so one turn does.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       // net.Server's close, not http.Server's: Node's also closes every connection whose request it
       // has not parsed yet, so a client that connected a moment before the signal would be reset.
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));

@@ -65,6 +65,8 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
       CONSOLE: 'off',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
+      // Drains end before stop()'s SIGKILL 8 s after its SIGTERM.
+      SHUTDOWN_TIMEOUT_MS: '5000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
