@@ -35,6 +35,10 @@ export class DeliveryEngine {
   private readonly replaying = new Map<string, number>();
   /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
   private readonly held = new Set<string>();
+  /** Attempts being sent, by delivery id. */
+  private readonly sending = new Map<string, ClaimedAttempt>();
+  /** Cut off by stop() at its deadline: their outcomes are dropped and their claims released. */
+  private readonly abandoned = new Set<string>();
   private done: AttemptOutcome[] = [];
   private flushing: Promise<void> | undefined;
   private inFlight = 0;
@@ -90,30 +94,57 @@ export class DeliveryEngine {
   }
 
   /**
-   * Stops taking attempts: those still waiting go back to the queue for another worker, those in
-   * flight get until the deadline to end and be recorded.
+   * Stops taking attempts: those still waiting go back to the queue for another worker at once,
+   * those in flight get until the deadline to end and be recorded. Those still in flight at the
+   * deadline are aborted and go back to the queue unrecorded (their claims released, so another
+   * worker sends them at once rather than after the claim lapses): every attempt is recorded
+   * completely or not at all.
    */
-  async stop(deadlineMs = 5000): Promise<void> {
+  async stop(deadlineMs = 5000): Promise<EngineDrain> {
     this.stopping = true;
-    for (const timer of this.timers) clearInterval(timer);
+    const inFlightAtStop = this.sending.size;
     const unsent = [...this.waiting.values()].flat();
     this.waiting.clear();
     for (const attempt of unsent) this.held.delete(attempt.id);
+    // Fetch loops waiting for room would only hand over attempts that accept() gives back.
+    for (const resolve of this.roomWaiters.splice(0)) resolve();
     await releaseClaims(
       this.ctx,
       unsent.map((a) => a.id),
     ).catch((err: unknown) => this.ctx.log.warn({ err }, 'could not return unsent webhook attempts; their claims will lapse'));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) resolve();
-        else this.idleWaiters.push(resolve);
-      }),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs))),
-    ]);
+    await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadlineMs))))]);
     clearTimeout(timer);
+    // Past the deadline: what is still in flight is abandoned before it is aborted, so its (aborted)
+    // outcome is never recorded; outcomes already in hand are written first.
+    const abandoned = [...this.sending.keys()];
+    for (const id of abandoned) this.abandoned.add(id);
+    if (abandoned.length > 0) await this.client.destroy().catch(() => {});
+    while (this.flushing) await this.flushing;
+    let released = 0;
+    if (abandoned.length > 0) {
+      released = await releaseClaims(this.ctx, abandoned).catch((err: unknown) => {
+        this.ctx.log.warn({ err }, 'could not return webhook attempts cut off at the deadline; their claims will lapse');
+        return 0;
+      });
+      for (const id of abandoned) this.held.delete(id);
+    }
+    for (const timer of this.timers) clearInterval(timer);
     await leave(this.ctx, this.workerId).catch(() => {});
     await this.client.close().catch(() => {});
+    return { returnedUnsent: unsent.length, inFlightAtStop, finished: inFlightAtStop - abandoned.length, released };
+  }
+
+  /** Attempts being sent right now. */
+  get inFlightCount(): number {
+    return this.sending.size;
+  }
+
+  private idle(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) resolve();
+      else this.idleWaiters.push(resolve);
+    });
   }
 
   // Replayed attempts take at most half a subscription's share, so a backfill never holds the slots
@@ -142,7 +173,9 @@ export class DeliveryEngine {
 
   private async run(attempt: ClaimedAttempt): Promise<void> {
     this.inFlight++;
+    this.sending.set(attempt.id, attempt);
     const outcome = await attemptDelivery(this.ctx, attempt, this.client);
+    this.sending.delete(attempt.id);
     this.inFlight--;
     const left = (this.running.get(attempt.subscription_id) ?? 1) - 1;
     if (left > 0) this.running.set(attempt.subscription_id, left);
@@ -152,9 +185,13 @@ export class DeliveryEngine {
       if (replaying > 0) this.replaying.set(attempt.subscription_id, replaying);
       else this.replaying.delete(attempt.subscription_id);
     }
+    if (this.abandoned.has(attempt.id)) {
+      if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      return;
+    }
     this.done.push(outcome);
     this.flushSoon();
-    this.pump(attempt.subscription_id);
+    if (!this.stopping) this.pump(attempt.subscription_id);
   }
 
   // Outcomes are written when the writer is idle, and batch up while it is busy: a quiet system
@@ -224,6 +261,17 @@ export class DeliveryEngine {
     timer.unref();
     this.timers.push(timer);
   }
+}
+
+/** What a stopping engine did with the attempts it held. */
+export interface EngineDrain {
+  /** Waiting for their subscription's room: given back unsent at once. */
+  returnedUnsent: number;
+  inFlightAtStop: number;
+  /** In flight at the stop, ended and recorded before the deadline. */
+  finished: number;
+  /** In flight at the deadline: aborted, unrecorded, and given back to the queue. */
+  released: number;
 }
 
 const engines = new WeakMap<Deps, DeliveryEngine>();

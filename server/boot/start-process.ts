@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import type { QueryObserver } from '@/db/client';
 import { startBoss } from '@/jobs/boss';
-import { startDeliveryEngine, type DeliveryEngine } from '@/jobs/delivery-engine';
+import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
 import { createQueues, registerWorkers } from '@/jobs/registry';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
@@ -19,6 +19,7 @@ import { flushRequestCountsPeriodically } from '@/server/onboarding/request-coun
 import type { Resolver } from '@/server/webhooks/url-policy';
 import { createMetrics, frontDoorMetrics, serveMetrics } from './metrics';
 import { seedDemo, type DemoCredentials } from './demo-seed';
+import { trackForDrain, type HttpDrain } from './http-drain';
 import { prepareNext } from './next-app';
 import { openDatabase } from './open-database';
 import { loadOperatorRouteTable, loadRouteTable } from './route-table';
@@ -31,7 +32,27 @@ export interface RunningProcess {
   metricsUrl?: string;
   rt: Runtime;
   demo?: DemoCredentials;
-  stop(): Promise<void>;
+  /**
+   * Drains and closes: stops accepting requests and fetching jobs, gives those in flight until the
+   * deadline (SHUTDOWN_TIMEOUT_MS by default), then closes what is left. Idempotent.
+   */
+  stop(options?: StopOptions): Promise<DrainReport>;
+}
+
+export interface StopOptions {
+  deadlineMs?: number;
+  /** Why (the signal's name), for the log. */
+  reason?: string;
+}
+
+/** What one drain did, logged when it is done. */
+export interface DrainReport {
+  ms: number;
+  /** Requests in flight when the drain began, and those that arrived on open connections during it. */
+  requestsAnswered: number;
+  /** Requests still unanswered at the deadline: their connections were closed. */
+  requestsCutOff: number;
+  attempts?: EngineDrain;
 }
 
 export interface ProcessRoles {
@@ -75,12 +96,15 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   let unlisten: (() => Promise<void>) | undefined;
   let stopStatistics: (() => void) | undefined;
   let engine: DeliveryEngine | undefined;
+  let workerIds: Map<string, string[]> | undefined;
   if (roles.workers) {
     engine = await startDeliveryEngine(rt);
-    unlisten = await wakeWorkersOnNotify(rt, boss, await registerWorkers(boss, rt));
+    workerIds = await registerWorkers(boss, rt);
+    unlisten = await wakeWorkersOnNotify(rt, boss, workerIds);
     stopStatistics = keepQueueStatisticsFresh(rt);
   }
 
+  let httpDrain: HttpDrain | undefined;
   let server: Server | undefined;
   let url: string | undefined;
   let graphql: Awaited<ReturnType<typeof createGraphQLExecutor>> | undefined;
@@ -95,8 +119,16 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     graphql = await createGraphQLExecutor(rt);
     const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
-    const frontMetrics = frontDoorMetrics(metrics, env.METRICS_TOKEN);
-    server = createFrontDoor({ routes, services, operator, next, readiness: () => databaseReachable(rt), metrics: frontMetrics });
+    server = createFrontDoor({
+      routes,
+      services,
+      operator,
+      next,
+      readiness: () => databaseReachable(rt),
+      draining: () => httpDrain?.draining ?? false,
+      metrics: frontDoorMetrics(metrics, env.METRICS_TOKEN),
+    });
+    httpDrain = trackForDrain(server);
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -112,24 +144,52 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       ? await serveMetrics(metrics, { port: env.METRICS_PORT, host: env.METRICS_TOKEN ? env.HOST : '127.0.0.1', token: env.METRICS_TOKEN })
       : undefined;
 
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
+  let stopping: Promise<DrainReport> | undefined;
+  const stop = (options: StopOptions = {}) =>
     (stopping ??= (async () => {
-      if (server) {
-        server.closeIdleConnections();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
-      }
+      const started = performance.now();
+      const deadlineMs = options.deadlineMs ?? env.SHUTDOWN_TIMEOUT_MS;
+      log.info(
+        {
+          reason: options.reason,
+          deadline_ms: deadlineMs,
+          requests_in_flight: httpDrain?.inFlight ?? 0,
+          attempts_in_flight: engine?.inFlightCount,
+        },
+        'shutting down: draining',
+      );
+      const [web, attempts] = await Promise.all([
+        httpDrain ? httpDrain.drain(deadlineMs) : { requestsAnswered: 0, requestsCutOff: 0 },
+        (async () => {
+          if (!engine) return undefined;
+          // No more fetching: wakes are ignored and pg-boss's fetch loops end after their current batch.
+          await unlisten?.().catch(() => {});
+          for (const id of [...(workerIds?.values() ?? [])].flat()) await boss.offWork({ id }).catch(() => {});
+          return engine.stop(deadlineMs - (performance.now() - started));
+        })(),
+      ]);
+      const report: DrainReport = { ms: Math.round(performance.now() - started), ...web, attempts };
       await graphql?.stop();
       // After the server closed: the last requests' counts are in.
       await stopCounting?.();
       stopStatistics?.();
-      await unlisten?.().catch(() => {});
-      await boss.stop({ graceful: true, timeout: 5000, wait: true }).catch(() => {});
-      await engine?.stop();
+      await boss.stop({ graceful: true, timeout: 1000, wait: true }).catch(() => {});
       await metricsServer?.close();
       await metricsSql.end({ timeout: 2 });
       await rt.close();
       await db.embedded?.stop();
+      log.info(
+        {
+          ms: report.ms,
+          requests_answered: report.requestsAnswered,
+          requests_cut_off: report.requestsCutOff,
+          attempts_finished: attempts?.finished,
+          attempts_released: attempts?.released,
+          attempts_returned_unsent: attempts?.returnedUnsent,
+        },
+        'shut down: drained',
+      );
+      return report;
     })());
   return { url, metricsUrl: metricsServer?.url, rt, demo, stop };
 }

@@ -1,14 +1,14 @@
 import { loadEnvOrExit } from '@/server/config/env';
-import { startProcess } from './start-process';
+import { exitOnSignals } from './signals';
+import { startProcess, type RunningProcess } from './start-process';
 
 // `npm run worker`: job workers only, no HTTP server. Run as many as needed beside the web tier.
 async function main(): Promise<void> {
   const env = loadEnvOrExit();
-  const service = await startProcess(env, { web: false, workers: true });
+  const state: { service?: RunningProcess } = {};
+  exitOnSignals(() => state.service, env.SHUTDOWN_TIMEOUT_MS);
+  state.service = await startProcess(env, { web: false, workers: true });
   console.log('worker ready');
-  const shutdown = () => void service.stop().then(() => process.exit(0));
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
 
 main().catch((error: unknown) => {

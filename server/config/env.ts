@@ -30,6 +30,9 @@ export const envSchema = z.object({
   REQUEST_TIMEOUT_MS: int(500, 120_000).default(5000),
   // Receiving the body is the client's time, not the database's: a slower body is a 408.
   REQUEST_BODY_TIMEOUT_MS: int(500, 120_000).default(10_000),
+  // SIGTERM/SIGINT: how long requests and webhook attempts in flight get to finish before the process
+  // closes what is left (attempts go back to the queue) and exits. Keep it under the orchestrator's grace period.
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),
   CONSOLE: z.enum(['on', 'off']).default('on'),
   WORKERS: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

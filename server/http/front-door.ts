@@ -30,6 +30,8 @@ interface Options {
     scrape(): Promise<{ contentType: string; text: string }>;
     allowed(req: IncomingMessage): boolean;
   };
+  /** True from the first SIGTERM/SIGINT: /readyz answers 503 so a load balancer stops sending. */
+  draining?: () => boolean;
 }
 
 // The matched route's pattern, set by the route listeners for the request's metrics label.
@@ -42,7 +44,7 @@ const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, readiness, metrics }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, readiness, draining, metrics }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -78,6 +80,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness, m
     }
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') {
+      if (draining?.()) return sendJson(res, 503, { status: 'draining' });
       const ready = await readiness().catch(() => false);
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
     }

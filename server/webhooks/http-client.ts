@@ -99,7 +99,8 @@ export function createWebhookClient(opts: Options) {
     }
   }
 
-  return { post, close: () => agent.close() };
+  // close waits for requests in flight; destroy aborts them (a stopping worker past its deadline).
+  return { post, close: () => agent.close(), destroy: () => agent.destroy() };
 }
 
 export type WebhookClient = ReturnType<typeof createWebhookClient>;

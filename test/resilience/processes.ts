@@ -15,6 +15,10 @@ export interface ServerProcess {
   /** Everything the process printed, for failure messages. */
   output: string[];
   stop(): Promise<void>;
+  /** Sends `signal` to the whole process group (as a terminal's Ctrl-C or `kill -- -pgid` would), without waiting. */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process (tsx, which exits with the service's code) has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL to the whole process group (tsx and the service under it); resolves once it exited. */
   kill(): Promise<void>;
 }
@@ -61,6 +65,8 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
       CONSOLE: 'off',
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
+      // Drains end before stop()'s SIGKILL 8 s after its SIGTERM.
+      SHUTDOWN_TIMEOUT_MS: '5000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,7 +74,9 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
   });
   running.add(child);
   const output: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return void running.delete(child);
     killGroup(child, signal);
@@ -98,7 +106,7 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
     child.once('exit', (code, signal) => fail(new Error(`${script} exited early (code ${code}, signal ${signal})`)));
     child.once('error', fail);
   });
-  return { url, pid: child.pid!, output, stop, kill: () => end('SIGKILL') };
+  return { url, pid: child.pid!, output, stop, signal: (signal) => killGroup(child, signal), exited, kill: () => end('SIGKILL') };
 }
 
 /** A quote of the partner's, made through the domain verb so that no HTTP request spends its tokens. */

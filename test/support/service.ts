@@ -44,6 +44,8 @@ export async function startTestService(
     HOST: '::',
     CONSOLE: 'off',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // As before drains existed: a file's teardown gives attempts in flight 5 s, not production's 15.
+    SHUTDOWN_TIMEOUT_MS: '5000',
     SEED_DEMO: 'false',
     SECRET_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
