@@ -9,6 +9,14 @@ export type Executor = Database | Parameters<Parameters<Database['transaction']>
 export interface DbClient {
   sql: postgres.Sql;
   db: Database;
+  /** The pool's connections in use and the statements waiting for one, as Drizzle's traffic sees it (see trackDemand). */
+  poolUsage(): PoolUsage;
+}
+
+export interface PoolUsage {
+  max: number;
+  inUse: number;
+  waiting: number;
 }
 
 /** Called with every statement the pool sends (postgres.js `debug`): tests count them; nothing else sets it. */
@@ -30,7 +38,38 @@ export function createDbClient(url: string, opts: { max: number; connectTimeoutS
     connection: { application_name: 'partner-delivery' },
     ...(opts.onQuery ? { debug: (_connection: number, query: string) => opts.onQuery!(query) } : {}),
   });
-  return { sql, db: drizzle(preparedByDefault(sql), { schema }) };
+  const demand = { outstanding: 0 };
+  return {
+    sql,
+    db: drizzle(preparedByDefault(sql, demand), { schema }),
+    poolUsage: () => ({
+      max: opts.max,
+      inUse: Math.min(demand.outstanding, opts.max),
+      waiting: Math.max(0, demand.outstanding - opts.max),
+    }),
+  };
+}
+
+/**
+ * postgres.js keeps its connection queues private, so the pool's use is counted where Drizzle
+ * reaches it: each statement from the moment it is awaited (a query runs only then) until it
+ * settles, and each transaction for its whole life (it holds a connection throughout). Past `max` the rest wait for a connection
+ * (or are pipelined behind another statement on a busy one, which is waiting too). The raw `sql`
+ * handle (pg-boss has its own pool; the scrape and the LISTEN connection use their own) is not counted.
+ */
+function trackDemand<Q extends PromiseLike<unknown>>(query: Q, demand: { outstanding: number }): Q {
+  const then = query.then;
+  let counted = false;
+  query.then = function (this: Q, ...args: Parameters<Q['then']>) {
+    if (!counted) {
+      counted = true;
+      demand.outstanding++;
+      const settled = () => void demand.outstanding--;
+      then.call(this, settled, settled);
+    }
+    return then.apply(this, args);
+  } as Q['then'];
+  return query;
 }
 
 /**
@@ -41,19 +80,29 @@ export function createDbClient(url: string, opts: { max: number; connectTimeoutS
  * once. Drizzle passes `prepare: false` unless a query is named, hence the override. Transactions
  * get their own connection-bound handle, which is wrapped the same way.
  */
-function preparedByDefault(sql: postgres.Sql): postgres.Sql {
+function preparedByDefault(sql: postgres.Sql, demand?: { outstanding: number }): postgres.Sql {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, params, { ...options, prepare: true });
+        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
+          const pending = target.unsafe(query, params, { ...options, prepare: true });
+          return demand ? trackDemand(pending, demand) : pending;
+        };
       }
       if (property === 'begin') {
         return (...args: unknown[]) => {
           const fn = args.pop() as (tx: postgres.TransactionSql) => unknown;
-          return (target.begin as (...a: unknown[]) => unknown)(...args, (tx: postgres.TransactionSql) =>
+          // A transaction's statements run on the connection it holds: counted once, as the transaction.
+          const transaction = (target.begin as (...a: unknown[]) => Promise<unknown>)(...args, (tx: postgres.TransactionSql) =>
             fn(preparedByDefault(tx as unknown as postgres.Sql) as unknown as postgres.TransactionSql),
           );
+          if (demand) {
+            // begin() starts at once and returns a native promise (whose own `then` an await would skip).
+            demand.outstanding++;
+            const settled = () => void demand.outstanding--;
+            transaction.then(settled, settled);
+          }
+          return transaction;
         };
       }
       return Reflect.get(target, property, receiver);

@@ -3,11 +3,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type postgres from 'postgres';
+import type { PoolUsage } from '@/db/client';
 import type { Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
 
 export interface ProcessMetrics extends Metrics {
   registry: Registry;
+  /** Where the database pool gauges read from: the process's pool, once the runtime made it. */
+  readPool(read: () => PoolUsage): void;
   /** Prometheus text of every family; queue and replay gauges are read from the database now. */
   scrape(): Promise<string>;
 }
@@ -143,6 +146,29 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     },
   });
 
+  let pool: (() => PoolUsage) | undefined;
+  new Gauge({
+    name: 'pdp_db_pool_connections',
+    help: "The process's database pool: connections in use by a statement or transaction, and its size (DB_POOL_MAX).",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const usage = pool?.();
+      if (!usage) return;
+      this.set({ state: 'in_use' }, usage.inUse);
+      this.set({ state: 'max' }, usage.max);
+    },
+  });
+  new Gauge({
+    name: 'pdp_db_pool_waiting',
+    help: 'Statements and transactions waiting for a connection of the pool (beyond DB_POOL_MAX at once).',
+    registers: [registry],
+    collect() {
+      const usage = pool?.();
+      if (usage) this.set(usage.waiting);
+    },
+  });
+
   function warn(err: unknown): never[] {
     log.warn({ err }, 'metrics: queue depths not read');
     return [];
@@ -156,6 +182,7 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   return {
     registry,
     scrape: () => registry.metrics(),
+    readPool: (read) => void (pool = read),
     httpRequest(route, method, status, seconds) {
       const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
       const m = METHODS.has(method) ? method : 'other';

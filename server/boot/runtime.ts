@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { createDbClient, type Database, type QueryObserver } from '@/db/client';
+import { createDbClient, type Database, type PoolUsage, type QueryObserver } from '@/db/client';
 import { pgBossJobQueue } from '@/jobs/job-queue';
 import { parseCidr, type Cidr } from '@/server/auth/cidr';
 import { CredentialCache } from '@/server/auth/credential-cache';
@@ -25,6 +25,8 @@ export interface Runtime extends Deps {
   requestCounts: RequestCounter;
   /** The pg-boss client, when this process started one (every service process does; the admin CLI only to enqueue). */
   boss?: PgBoss;
+  /** The pool's connections in use and statements waiting, for the metrics. */
+  poolUsage(): PoolUsage;
   /** Closes the pool. */
   close(): Promise<void>;
 }

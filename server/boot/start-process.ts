@@ -91,6 +91,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     onQuery: options.onQuery,
     metrics,
   });
+  metrics.readPool(rt.poolUsage);
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   let unlisten: (() => Promise<void>) | undefined;

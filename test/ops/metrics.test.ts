@@ -4,40 +4,12 @@ import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import { loadEnv } from '@/server/config/env';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
+import { findSamples as find, parsePrometheus as parse, scrape, sumSamples as total } from '../support/prometheus';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../support/service';
 
 // GET /metrics after real traffic: every family the README lists, with plausible values, labels
 // from fixed sets only; and who may read it (a bearer token, or loopback without a proxy).
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parse(text: string): Sample[] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!m) throw new Error(`not a sample line: ${line}`);
-      const labels: Record<string, string> = {};
-      for (const [, k, v] of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!;
-      return { name: m[1]!, labels, value: Number(m[3]) };
-    });
-}
-
-const find = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
-const total = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  find(samples, name, labels).reduce((sum, s) => sum + s.value, 0);
-
-async function scrape(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
-  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
-}
 
 let svc: TestService;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -117,6 +89,10 @@ describe('GET /metrics on the web tier', () => {
     // The retry's failure started a failing streak; the success ended it.
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'failing' })[0]?.value).toBe(0);
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'disabled' })[0]?.value).toBe(0);
+    // The database pool: its size, the connections in use at the scrape (none now), nothing waiting.
+    expect(find(samples, 'pdp_db_pool_connections', { state: 'max' })[0]?.value).toBe(svc.env.DB_POOL_MAX);
+    expect(find(samples, 'pdp_db_pool_connections', { state: 'in_use' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_db_pool_waiting')[0]?.value).toBe(0);
     expect(total(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(total(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
 
