@@ -10,6 +10,8 @@ export interface ReceivedRequest {
   headers: Record<string, string>;
   /** The raw body bytes as received, before any parsing. */
   rawBody: Buffer;
+  /** The status the responder chose for it (the sender may not have read the answer, e.g. if it died). */
+  status?: number;
 }
 
 export type Responder = (
@@ -44,6 +46,7 @@ export async function startReceiver(
       };
       received.push(entry);
       const answer = responder(entry, received.length - 1);
+      entry.status = answer.status;
       const send = () => {
         if (res.destroyed) return;
         res.writeHead(answer.status, answer.headers ?? {});
