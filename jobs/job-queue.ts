@@ -2,6 +2,7 @@ import type PgBoss from 'pg-boss';
 import type postgres from 'postgres';
 import type { Executor } from '@/db/client';
 import type { JobQueue } from '@/server/outbox/job-queue';
+import { JOBS_CHANNEL } from '@/server/outbox/queues';
 
 /** The outbox's job queue (server/outbox/job-queue.ts) on pg-boss: jobs go in through the caller's handle. */
 export function pgBossJobQueue(boss: PgBoss): JobQueue {
@@ -12,6 +13,7 @@ export function pgBossJobQueue(boss: PgBoss): JobQueue {
         ...(startAfterSeconds ? { startAfter: startAfterSeconds } : {}),
         ...(priority ? { priority } : {}),
       }),
+    ...coalescedWakes((queue) => boss.getDb().executeSql('select pg_notify($1, $2)', [JOBS_CHANNEL, queue])),
     insert: (db, queue, jobs) =>
       boss.insert(
         jobs.map(({ data, startAfterSeconds, priority }) => ({
@@ -22,6 +24,39 @@ export function pgBossJobQueue(boss: PgBoss): JobQueue {
         })),
         { db: bossExecutor(db) },
       ),
+  };
+}
+
+/**
+ * One NOTIFY per queue in flight at a time, on pg-boss's pool (not the request pool): a wake asked
+ * for while one is being sent is sent again once that one is done, so it still follows the commit
+ * that asked for it. Under load, hundreds of commits a second cost a few NOTIFYs. A failed NOTIFY is
+ * not retried: workers poll (every 2 s at most) whether woken or not.
+ */
+function coalescedWakes(notify: (queue: string) => Promise<unknown>): Pick<JobQueue, 'wake' | 'wakesSent'> {
+  const state = new Map<string, 'sending' | 'again'>();
+  const inFlight = new Set<Promise<void>>();
+  const send = (queue: string): void => {
+    state.set(queue, 'sending');
+    const sent: Promise<void> = notify(queue).then(
+      () => {},
+      () => {},
+    );
+    inFlight.add(sent);
+    void sent.then(() => {
+      inFlight.delete(sent);
+      if (state.get(queue) === 'again') send(queue);
+      else state.delete(queue);
+    });
+  };
+  return {
+    wake(queue) {
+      if (state.has(queue)) state.set(queue, 'again');
+      else send(queue);
+    },
+    async wakesSent() {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
   };
 }
 

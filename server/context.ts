@@ -70,6 +70,8 @@ export interface Ctx<A extends Actor = Actor> extends Deps {
   actor: A;
   requestId: string;
   inTransaction?: boolean;
+  /** Inside withTransaction: run, in order, once the transaction committed (never if it rolled back). */
+  afterCommit?: (() => void)[];
 }
 
 /** A ctx scoped to one partner and environment: the partner's own request, or an operator acting for it. */
@@ -96,7 +98,12 @@ export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: str
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */
 export async function withTransaction<A extends Actor, T>(ctx: Ctx<A>, fn: (tx: Ctx<A>) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return fn(ctx);
-  return (ctx.db as Extract<Executor, { transaction: unknown }>).transaction((tx) => fn({ ...ctx, db: tx, inTransaction: true }));
+  const afterCommit: (() => void)[] = [];
+  const result = await (ctx.db as Extract<Executor, { transaction: unknown }>).transaction((tx) =>
+    fn({ ...ctx, db: tx, inTransaction: true, afterCommit }),
+  );
+  for (const run of afterCommit) run();
+  return result;
 }
 
 export function livemode(environment: Environment): boolean {

@@ -58,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
     const secretBox = commandNeeds(command, 'needsSecretBox', input) ? loadSecretBox(env) : undefined;
     const rt = createRuntime({ env: cliEnv, databaseUrl: db.url, log, boss, secretBox });
     cleanups.push(() => rt.close());
+    // Before the pool and pg-boss close: the workers of the running service are woken for what the command enqueued.
+    cleanups.push(() => rt.jobs.wakesSent());
     const result = await command.run(cliContext(rt), input);
     await print(json ? JSON.stringify(result) : command.describe(result, input));
     return 0;

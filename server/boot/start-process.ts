@@ -174,6 +174,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       // After the server closed: the last requests' counts are in.
       await stopCounting?.();
       stopStatistics?.();
+      await rt.jobs.wakesSent();
       await boss.stop({ graceful: true, timeout: 1000, wait: true }).catch(() => {});
       await metricsServer?.close();
       await metricsSql.end({ timeout: 2 });

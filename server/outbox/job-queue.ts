@@ -18,12 +18,21 @@ export interface JobQueue {
   send(db: Executor, queue: string, job: JobToEnqueue): Promise<string | null>;
   /** Several jobs of one queue in one statement. */
   insert(db: Executor, queue: string, jobs: JobToEnqueue[]): Promise<void>;
+  /**
+   * Wakes the queue's idle workers in every process, soon (call it once the jobs are committed).
+   * Calls close together are coalesced: many commits cost one wake, never a lost one.
+   */
+  wake(queue: string): void;
+  /** Resolves once every wake asked for so far was sent: a process about to exit waits for it. */
+  wakesSent(): Promise<void>;
 }
 
 /** For processes that never enqueue (the admin CLI's commands but `order advance`). */
 export const jobQueueNotStarted: JobQueue = {
   send: notStarted,
   insert: notStarted,
+  wake: notStarted,
+  wakesSent: () => Promise.resolve(),
 };
 
 function notStarted(): never {
