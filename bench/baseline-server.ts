@@ -6,6 +6,9 @@ import { monotonicFactory } from 'ulid';
  * The floor the service is compared with: a plain node:http server that reads and JSON.parses the
  * quote request, prices it, inserts one row of the same shape into the same `quotes` table with a
  * raw postgres.js query (same pool size as the service), and answers 201 with the quote as JSON.
+ * POST /partner/orders runs the order's transaction the least way: lock the quote, insert the order,
+ * its event and its fan-out job (the pg-boss row, column defaults), mark the quote used.
+ * GET /partner/orders/{id} reads one order; GET /partner/event-types answers fixed bytes.
  * No auth, no rate limit, no validation library, no request log, no Request/Response objects.
  *
  * env: DATABASE_URL, PORT, HOST, BENCH_PARTNER_ID, BENCH_ENVIRONMENT (sandbox|production), DB_POOL_MAX.
@@ -30,12 +33,105 @@ interface Point {
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/healthz') return send(res, 200, { status: 'ok' });
-  if (req.method !== 'POST' || req.url !== '/partner/quotes') return send(res, 404, { error: 'not found' });
+  if (req.method === 'GET' && req.url === '/partner/event-types') return sendRaw(res, 200, EVENT_TYPES);
+  if (req.method === 'GET' && req.url?.startsWith('/partner/orders/')) return void getOrder(req.url.slice('/partner/orders/'.length), res);
+  const route = req.method === 'POST' ? { '/partner/quotes': createQuote, '/partner/orders': createOrder }[req.url ?? ''] : undefined;
+  if (!route) return send(res, 404, { error: 'not found' });
   readBody(req).then(
-    (raw) => createQuote(raw, res),
+    (raw) => route(raw, res),
     () => send(res, 400, { error: 'unreadable body' }),
   );
 });
+
+// The bytes the service answers to GET /partner/event-types (passed in by the bench).
+const EVENT_TYPES = Buffer.from(process.env.BENCH_EVENT_TYPES_BODY ?? '{}');
+
+async function createOrder(raw: string, res: ServerResponse): Promise<void> {
+  let quoteId: string;
+  try {
+    quoteId = (JSON.parse(raw) as { quote_id: string }).quote_id;
+    if (typeof quoteId !== 'string') return send(res, 400, { error: 'quote_id is required' });
+  } catch {
+    return send(res, 400, { error: 'malformed JSON' });
+  }
+  try {
+    const outcome = await sql.begin(async (tx) => {
+      const [quote] = await tx<QuoteRow[]>`
+        select * from quotes where id = ${quoteId} and partner_id = ${partnerId} and environment = ${environment} for update`;
+      if (!quote) return { status: 404, body: { error: 'no such quote' } };
+      const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+      if ((quote as QuoteRow & { used_at: Date | null }).used_at) return { status: 409, body: { error: 'quote already used' } };
+      if (quote.expires_at <= now) return { status: 422, body: { error: 'quote expired' } };
+      const pickup = { lat: quote.pickup_lat, lng: quote.pickup_lng, contact: null, instructions: null };
+      const dropoff = { lat: quote.dropoff_lat, lng: quote.dropoff_lng, contact: null, instructions: null };
+      const history = [{ status: 'created', at: unix(now) }];
+      const [order] = await tx<{ id: string }[]>`
+        insert into orders (id, partner_id, environment, status, quote_id, pickup, dropoff, fee_amount, fee_currency,
+                            status_history, metadata, created_at, updated_at)
+        values (${newId()}, ${partnerId}, ${environment}, 'created', ${quote.id}, ${tx.json(pickup)}, ${tx.json(dropoff)},
+                ${quote.fee_amount}, ${quote.fee_currency}, ${tx.json(history)}, ${tx.json({})}, ${now}, ${now})
+        returning *`;
+      const body = {
+        id: order!.id,
+        object: 'order',
+        livemode: environment === 'production',
+        status: 'created',
+        quote_id: quote.id,
+        external_id: null,
+        pickup,
+        dropoff,
+        fee: { amount: quote.fee_amount, currency: quote.fee_currency },
+        courier: null,
+        cancellation: null,
+        status_history: history,
+        metadata: {},
+        simulation: null,
+        created: unix(now),
+        updated: unix(now),
+      };
+      await tx`update quotes set used_at = ${now} where id = ${quote.id}`;
+      const eventId = newId();
+      const envelope = { id: eventId, object: 'event', created: unix(now), livemode: false, type: 'order.created', data: { object: body } };
+      await tx`
+        insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
+        values (${eventId}, ${partnerId}, ${environment}, 'order.created', ${order!.id}, ${tx.json(envelope)}, ${new Date()})`;
+      await tx`insert into pgboss.job (name, data) values ('webhooks.fanout', ${tx.json({ event_id: eventId })})`;
+      return { status: 201, body };
+    });
+    send(res, outcome.status, outcome.body);
+  } catch (error) {
+    console.error(error);
+    send(res, 500, { error: 'database error' });
+  }
+}
+
+async function getOrder(id: string, res: ServerResponse): Promise<void> {
+  try {
+    const [row] = await sql`select * from orders where id = ${id} and partner_id = ${partnerId} and environment = ${environment}`;
+    if (!row) return send(res, 404, { error: 'no such order' });
+    send(res, 200, {
+      id: row.id,
+      object: 'order',
+      livemode: row.environment === 'production',
+      status: row.status,
+      quote_id: row.quote_id,
+      external_id: row.external_id,
+      pickup: row.pickup,
+      dropoff: row.dropoff,
+      fee: { amount: row.fee_amount, currency: row.fee_currency },
+      courier: row.courier,
+      cancellation: row.cancellation,
+      status_history: row.status_history,
+      metadata: row.metadata,
+      simulation: row.simulation,
+      created: unix(row.created_at as Date),
+      updated: unix(row.updated_at as Date),
+    });
+  } catch (error) {
+    console.error(error);
+    send(res, 500, { error: 'database error' });
+  }
+}
 
 async function createQuote(raw: string, res: ServerResponse): Promise<void> {
   let pickup: Point, dropoff: Point;
@@ -108,8 +204,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
+  sendRaw(res, status, JSON.stringify(body));
+}
+
+function sendRaw(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+  res.end(body);
 }
 
 function isPoint(p: unknown): p is Point {
