@@ -1,5 +1,6 @@
 import { openBenchDatabase, type BenchDatabase } from './database';
 import { parseOptions, UsageError, USAGE, type BenchOptions } from './options';
+import { summaryTable, writeResults, type ScenarioResult } from './results';
 import type { BenchContext } from './scenario';
 import { scenarios } from './scenarios';
 
@@ -50,8 +51,10 @@ async function main(): Promise<number> {
   const database: BenchDatabase = await openBenchDatabase();
   cleanups.push(() => database.stop());
   const failures: string[] = [];
+  const results: Record<string, ScenarioResult> = {};
   try {
     for (const scenario of selected) {
+      const scenarioStartedAt = performance.now();
       console.log(`\n=== ${scenario.name}${options.profile ? ' (profile)' : ''}: ${scenario.description}\n`);
       const scenarioCleanups: (() => Promise<void>)[] = [];
       cleanups.push(async () => {
@@ -61,6 +64,14 @@ async function main(): Promise<number> {
       try {
         const outcome = await scenario.run(ctx);
         failures.push(...outcome.failures);
+        for (const note of outcome.notes ?? []) console.log(`  note: ${note}`);
+        results[scenario.name] = {
+          at: new Date().toISOString(),
+          seconds: Math.round((performance.now() - scenarioStartedAt) / 1000),
+          figures: outcome.figures ?? [],
+          notes: outcome.notes ?? [],
+          failures: outcome.failures,
+        };
       } catch (e) {
         failures.push(`${scenario.name}: ${e instanceof Error ? e.message : String(e)}`);
       } finally {
@@ -69,6 +80,10 @@ async function main(): Promise<number> {
     }
   } finally {
     await cleanUp();
+  }
+  if (Object.keys(results).length > 0 && !options.profile) {
+    console.log(`\nEvery figure of this run, beside what it was measured against in the same run:\n${summaryTable(results)}`);
+    console.log(`\nWritten to ${writeResults(database, options, results)}.`);
   }
   console.log(`\nDone in ${((performance.now() - startedAt) / 1000).toFixed(0)} s.`);
   if (failures.length > 0) {

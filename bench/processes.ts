@@ -29,19 +29,29 @@ export async function startChild(
   name: string,
   script: string,
   env: Record<string, string>,
-  options: { nodeArgs?: string[]; cwd?: string } = {},
+  options: {
+    nodeArgs?: string[];
+    cwd?: string;
+    /**
+     * Where stdout goes: `discard` (/dev/null, as to a log collector's file), or `read`: a pipe this
+     * process reads and drops, as a terminal reads `npm start`'s log lines (the writes then cost
+     * what a pipe costs, and may wait for the reader).
+     */
+    stdout?: 'discard' | 'read';
+  } = {},
 ): Promise<ChildServer> {
   const cwd = options.cwd ?? REPO_ROOT;
   const port = await freePort();
   const tsx = [cwd, REPO_ROOT].map((dir) => path.join(dir, 'node_modules/.bin/tsx')).find((file) => existsSync(file))!;
-  const devNull = openSync('/dev/null', 'w');
+  const devNull = options.stdout === 'read' ? undefined : openSync('/dev/null', 'w');
   const child = spawn(tsx, [...(options.nodeArgs ?? []), script], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', devNull, 'pipe'],
+    stdio: ['ignore', devNull ?? 'pipe', 'pipe'],
     detached: true,
   });
-  closeSync(devNull);
+  if (devNull === undefined) child.stdout!.on('data', () => {});
+  else closeSync(devNull);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-STDERR_KEEP);
