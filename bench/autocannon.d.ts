@@ -13,7 +13,15 @@ declare module 'autocannon' {
     timeout?: number;
     overallRate?: number;
     /** Per-request hooks: setupRequest may rewrite each request (e.g. a fresh header value every time). */
-    requests?: { method?: string; path?: string; setupRequest?: (req: { headers?: Record<string, string> }) => object }[];
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- autocannon passes its own request object
+      setupRequest?: (req: any, context: Record<string, unknown>) => object;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+    }[];
   }
 
   interface Histogram {

@@ -9,6 +9,20 @@ export interface LoadSpec {
   durationSeconds: number;
   /** Requests per second over all connections; undefined: closed loop, as fast as the server answers. */
   rate?: number;
+  /**
+   * A sequence each connection sends in turn instead of one request (e.g. a quote, then an order for
+   * it): `onResponse` keeps what a later request's `setupRequest` needs in the connection's context.
+   */
+  requests?: SequenceStep[];
+}
+
+export interface SequenceStep {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: { body?: string; path?: string }, context: Record<string, unknown>) => object;
+  onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
 }
 
 export interface LoadResult {
@@ -45,6 +59,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     pipelining: 1,
     timeout: 10,
     ...(spec.rate ? { overallRate: spec.rate } : {}),
+    ...(spec.requests ? { requests: spec.requests } : {}),
   });
   instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
     if (statusCode < 200 || statusCode > 299) return;

@@ -1,0 +1,261 @@
+import path from 'node:path';
+import { compareSides, expectJson, type Side, type Workload } from './compare';
+import { createBenchPartner, type BenchPartner } from './partner';
+import { startChild, type ChildServer } from './processes';
+import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
+import { profileQuotes } from './quotes-profile';
+import { startService, type Layout } from './sides';
+
+// The partner API's scenarios: the service as a newcomer starts it, the lean web process, and the
+// least code doing the same work (bench/baseline-server.ts: node:http + postgres.js, same pool size),
+// side by side in one run.
+
+const POOL = '10'; // DB_POOL_MAX's default; the baseline gets the same pool
+const QUOTE_BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
+
+function headersOf(partner: BenchPartner): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
+}
+
+function sides(ctx: BenchContext, partner: BenchPartner, baselineEnv: Record<string, string> = {}): Side[] {
+  const service = (layout: Layout): Side => ({
+    key: layout === 'lean' ? 'lean' : 'as-started',
+    label: layout,
+    start: () => startService(ctx, layout),
+  });
+  const compareDir = ctx.options.compareDir;
+  return [
+    service('as started'),
+    service('lean'),
+    ...(compareDir
+      ? [
+          {
+            key: 'candidate',
+            label: `candidate (${path.basename(path.resolve(compareDir))}, as started)`,
+            start: () => startService(ctx, 'as started', { cwd: path.resolve(compareDir), label: 'candidate' }),
+          },
+        ]
+      : []),
+    {
+      key: 'baseline',
+      label: 'baseline',
+      start: async () => {
+        const child = await startChild(
+          'baseline',
+          'bench/baseline-server.ts',
+          {
+            DATABASE_URL: ctx.database.url,
+            NODE_ENV: 'production',
+            DB_POOL_MAX: POOL,
+            BENCH_PARTNER_ID: partner.partnerId,
+            BENCH_ENVIRONMENT: partner.environment,
+            ...baselineEnv,
+          },
+          { stdout: 'discard' },
+        );
+        ctx.onCleanup(child.stop);
+        return child;
+      },
+    },
+  ];
+}
+
+/** Figures of one comparison: each service side's rate and p99 against the baseline's, with the aims. */
+function figuresOf(
+  summaries: Awaited<ReturnType<typeof compareSides>>['summaries'],
+  unit: string,
+  aims: { rateRatio?: number; p99Ratio?: number; rate?: number },
+): Figure[] {
+  const base = summaries.get('baseline')!;
+  const figures: Figure[] = [];
+  for (const s of summaries.values()) {
+    if (s.side.key === 'baseline') continue;
+    const aimed = s.side.key === 'as-started';
+    figures.push(
+      figure(
+        unit,
+        s.side.label,
+        s.rate,
+        { side: 'baseline', value: base.rate },
+        aimed && aims.rateRatio !== undefined
+          ? {
+              text: `ratio >= ${aims.rateRatio}${aims.rate ? ` and >= ${aims.rate.toLocaleString('en-US')}` : ''}`,
+              met: (v, r) => r >= aims.rateRatio! && (aims.rate === undefined || v >= aims.rate),
+            }
+          : undefined,
+      ),
+      figure(
+        'p99 ms',
+        s.side.label,
+        s.p99,
+        { side: 'baseline', value: base.p99 },
+        aimed && aims.p99Ratio !== undefined ? { text: `ratio <= ${aims.p99Ratio}`, met: (_v, r) => r <= aims.p99Ratio! } : undefined,
+      ),
+      figure('p50 ms', s.side.label, s.p50, { side: 'baseline', value: base.p50 }),
+    );
+  }
+  const asStarted = summaries.get('as-started')!;
+  const lean = summaries.get('lean')!;
+  figures.push(
+    figure(
+      `${unit}, as started ÷ lean`,
+      'as started',
+      asStarted.rate,
+      { side: 'lean', value: lean.rate },
+      { text: 'ratio >= 0.9', met: (_v, r) => r >= 0.9 },
+    ),
+  );
+  return figures;
+}
+
+// 1. What the partner layer costs: authentication, rate limit, routing, the request log, for fixed bytes.
+export const overheadScenario: Scenario = {
+  name: 'overhead',
+  description:
+    'Authenticated GET /partner/event-types (fixed bytes, no database) against a plain node:http server answering the same bytes.',
+  async run(ctx): Promise<ScenarioOutcome> {
+    const partner = await createBenchPartner(ctx.database.url, 'Bench partner (overhead)');
+    const headers = headersOf(partner);
+    // The baseline answers the very bytes the service does: read them from a lean process first.
+    const probe = await startService(ctx, 'lean');
+    const bytes = await (await fetch(`${probe.url}/partner/event-types`, { headers })).text();
+    await probe.stop();
+    const workload: Workload = {
+      what: 'GET /partner/event-types with the partner key',
+      requestsPerUnit: 1,
+      unit: 'req/s',
+      load: (child, durationSeconds) => ({
+        url: `${child.url}/partner/event-types`,
+        method: 'GET',
+        headers,
+        connections: ctx.options.connections,
+        durationSeconds,
+        rate: ctx.options.rate,
+      }),
+      smoke: async (child) => void (await expectJson(child, '/partner/event-types', { headers }, 200, (b) => Array.isArray(b.data))),
+    };
+    const { summaries, failures } = await compareSides(ctx, 'overhead', sides(ctx, partner, { BENCH_EVENT_TYPES_BODY: bytes }), workload);
+    return { failures, figures: figuresOf(summaries, 'req/s', { rateRatio: 0.5 }) };
+  },
+};
+
+// 2. Quotes, and reading an order: one insert, one indexed read, each through the whole partner layer.
+export const quotesScenario: Scenario = {
+  name: 'quotes',
+  description:
+    'POST /partner/quotes, then GET /partner/orders/{id}, each against the least code doing the same work (node:http + postgres.js, same pool).',
+  async run(ctx): Promise<ScenarioOutcome> {
+    if (ctx.options.profile) return profileQuotes(ctx);
+    const partner = await createBenchPartner(ctx.database.url, 'Bench partner (quotes)');
+    const headers = headersOf(partner);
+    const countQuotes = async () =>
+      (await ctx.database.admin<{ n: number }[]>`select count(*)::int as n from quotes where partner_id = ${partner.partnerId}`)[0]!.n;
+    const quotes: Workload = {
+      what: `POST /partner/quotes ${QUOTE_BODY}`,
+      requestsPerUnit: 1,
+      unit: 'req/s',
+      load: (child, durationSeconds) => ({
+        url: `${child.url}/partner/quotes`,
+        method: 'POST',
+        headers,
+        body: QUOTE_BODY,
+        connections: ctx.options.connections,
+        durationSeconds,
+        rate: ctx.options.rate,
+      }),
+      smoke: async (child) =>
+        void (await expectJson(child, '/partner/quotes', { method: 'POST', headers, body: QUOTE_BODY }, 201, (b) => b.object === 'quote')),
+      rows: countQuotes,
+    };
+    const figures: Figure[] = [];
+    const first = await compareSides(ctx, 'quotes', sides(ctx, partner), quotes);
+    figures.push(...figuresOf(first.summaries, 'quotes/s', { rateRatio: 0.6, p99Ratio: 1.5 }));
+
+    // One order to read, made through the API by a lean process.
+    const maker = await startService(ctx, 'lean');
+    const quote = await expectJson(maker, '/partner/quotes', { method: 'POST', headers, body: QUOTE_BODY }, 201, (b) => !!b.id);
+    const order = await expectJson(
+      maker,
+      '/partner/orders',
+      { method: 'POST', headers, body: JSON.stringify({ quote_id: quote.id }) },
+      201,
+      (b) => !!b.id,
+    );
+    await maker.stop();
+    const orderPath = `/partner/orders/${String(order.id)}`;
+    const reads: Workload = {
+      what: `GET ${orderPath}`,
+      requestsPerUnit: 1,
+      unit: 'req/s',
+      load: (child, durationSeconds) => ({
+        url: child.url + orderPath,
+        method: 'GET',
+        headers,
+        connections: ctx.options.connections,
+        durationSeconds,
+        rate: ctx.options.rate,
+      }),
+      smoke: async (child) => void (await expectJson(child, orderPath, { headers }, 200, (b) => b.id === order.id)),
+    };
+    const second = await compareSides(ctx, 'order reads', sides(ctx, partner), reads);
+    figures.push(...figuresOf(second.summaries, 'order reads/s', { rateRatio: 0.6, p99Ratio: 1.5 }));
+    return { failures: [...first.failures, ...second.failures], figures };
+  },
+};
+
+// 3. Orders: every partner runs a quote then an order for every delivery.
+export const ordersScenario: Scenario = {
+  name: 'orders',
+  description:
+    'A quote then POST /partner/orders for it, over and over on every connection, against the least code doing the same transaction ' +
+    '(lock the quote, insert the order, its event and its fan-out job, mark the quote used) with postgres.js.',
+  async run(ctx): Promise<ScenarioOutcome> {
+    const partner = await createBenchPartner(ctx.database.url, 'Bench partner (orders)');
+    const headers = headersOf(partner);
+    const countOrders = async () =>
+      (await ctx.database.admin<{ n: number }[]>`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`)[0]!.n;
+    const pairs: Workload = {
+      what: 'POST /partner/quotes, then POST /partner/orders with its id',
+      requestsPerUnit: 2,
+      unit: 'pairs/s',
+      load: (child, durationSeconds) => ({
+        url: child.url,
+        method: 'POST',
+        connections: ctx.options.connections,
+        durationSeconds,
+        rate: ctx.options.rate,
+        requests: [
+          {
+            method: 'POST',
+            path: '/partner/quotes',
+            headers,
+            body: QUOTE_BODY,
+            onResponse: (status, body, context) =>
+              void (context.quoteId = status === 201 ? (JSON.parse(body) as { id: string }).id : 'none'),
+          },
+          {
+            method: 'POST',
+            path: '/partner/orders',
+            headers,
+            setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ quote_id: context.quoteId }) }),
+          },
+        ],
+      }),
+      smoke: async (child) => {
+        const quote = await expectJson(child, '/partner/quotes', { method: 'POST', headers, body: QUOTE_BODY }, 201, (b) => !!b.id);
+        await expectJson(
+          child,
+          '/partner/orders',
+          { method: 'POST', headers, body: JSON.stringify({ quote_id: quote.id }) },
+          201,
+          (b) => b.object === 'order',
+        );
+      },
+      rows: countOrders,
+    };
+    const { summaries, failures } = await compareSides(ctx, 'orders', sides(ctx, partner), pairs);
+    return { failures, figures: figuresOf(summaries, 'pairs/s', { rateRatio: 0.5, rate: 1000 }) };
+  },
+};
+
+export type { ChildServer };
