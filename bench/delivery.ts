@@ -1,22 +1,16 @@
 import { spawn } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type PgBoss from 'pg-boss';
-import { startBoss } from '@/jobs/boss';
-import { createLogger } from '@/server/logger';
-import { cliContext } from '@/server/cli/operator-context';
-import { withTransaction } from '@/server/context';
 import { ensureLocalCa, type LocalCa } from '@/server/boot/local-ca';
-import { emitEvent } from '@/server/events/emit';
 import { newId } from '@/server/ids';
-import { createRuntime } from '@/server/boot/runtime';
 import { median, percentile } from './load';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
-import { benchEnv, createBenchPartner, type BenchPartner } from './partner';
+import { startEmitter } from './emitter';
+import { createBenchPartner } from './partner';
 import { REPO_ROOT, startChild } from './processes';
+import { startReceiver, type BenchReceiver } from './receiver';
 import type { BenchContext, Scenario, ScenarioOutcome } from './scenario';
 import { int, ms, ratio, table } from './table';
 
@@ -40,86 +34,6 @@ export const deliveryScenario: Scenario = {
     'receiver driven directly by autocannon.',
   run,
 };
-
-interface Receipt {
-  at: number;
-  key: string;
-}
-
-interface BenchReceiver {
-  port: number;
-  receipts: Receipt[];
-  invalid: number;
-  secrets: Map<string, string>;
-  close(): Promise<void>;
-}
-
-/** HTTPS on loopback; checks each request's X-Service-Signature (spec part 5) against its path's secret. */
-async function startReceiver(ca: LocalCa): Promise<BenchReceiver> {
-  const receiver: BenchReceiver = { port: 0, receipts: [], invalid: 0, secrets: new Map(), close: async () => {} };
-  const server: Server = createServer({ cert: ca.serverCert, key: ca.serverKey, keepAliveTimeout: 60_000 }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = Date.now();
-      const secret = receiver.secrets.get(req.url ?? '');
-      const header = String(req.headers['x-service-signature'] ?? '');
-      const t = /(?:^|,)t=(\d+)/.exec(header)?.[1];
-      const v1 = /(?:^|,)v1=([0-9a-f]{64})/.exec(header)?.[1];
-      const expected = secret && t ? createHmac('sha256', secret).update(`${t}.`).update(Buffer.concat(chunks)).digest('hex') : '';
-      if (!v1 || !expected || !timingSafeEqual(Buffer.from(v1), Buffer.from(expected))) receiver.invalid++;
-      receiver.receipts.push({ at, key: `${req.url} ${req.headers['x-service-event-id']}` });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.port = (server.address() as { port: number }).port;
-  receiver.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return receiver;
-}
-
-/** The bench's own runtime and queue client: it commits events exactly as an order move does. */
-async function startEmitter(databaseUrl: string, partner: BenchPartner) {
-  const env = benchEnv(databaseUrl, { DB_POOL_MAX: '4' });
-  const log = createLogger(env.LOG_LEVEL);
-  const boss: PgBoss = await startBoss({ databaseUrl, log, schedule: false });
-  const rt = createRuntime({ env, databaseUrl, log, boss });
-  const ctx = cliContext(rt, 'bench');
-  /** Commits `count` order.created events in one transaction; returns their ids and the commit time. */
-  const emit = async (count: number): Promise<{ ids: string[]; committedAt: number }> => {
-    const ids = await withTransaction(ctx, async (tx) => {
-      const out: string[] = [];
-      for (let i = 0; i < count; i++) {
-        const id = newId();
-        const event = await emitEvent(tx, {
-          type: 'order.created',
-          partnerId: partner.partnerId,
-          environment: partner.environment,
-          object: {
-            id,
-            object: 'order',
-            status: 'created',
-            external_id: `bench-${id}`,
-            fee: { amount: 743, currency: 'USD' },
-            status_history: [{ status: 'created', at: Math.floor(Date.now() / 1000) }],
-          },
-        });
-        out.push(event.id);
-      }
-      return out;
-    });
-    return { ids, committedAt: Date.now() };
-  };
-  const stop = async () => {
-    await boss.stop({ graceful: false, wait: true }).catch(() => {});
-    await rt.close();
-  };
-  return { emit, stop };
-}
 
 interface PhaseResult {
   label: string;

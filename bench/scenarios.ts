@@ -1,7 +1,17 @@
 import { ordersScenario, overheadScenario, quotesScenario } from './api';
 import { deliveryScenario } from './delivery';
 import { floodScenario } from './flood';
+import { operatorQueriesScenario } from './operator-queries';
+import { replayScenario } from './replay';
 import type { Scenario } from './scenario';
 
 /** Every scenario, in the order `npm run bench` runs them. Add new ones here. */
-export const scenarios: Scenario[] = [overheadScenario, quotesScenario, ordersScenario, deliveryScenario, floodScenario];
+export const scenarios: Scenario[] = [
+  overheadScenario,
+  quotesScenario,
+  ordersScenario,
+  deliveryScenario,
+  replayScenario,
+  operatorQueriesScenario,
+  floodScenario,
+];
