@@ -252,10 +252,24 @@ export const ordersScenario: Scenario = {
         );
       },
       rows: countOrders,
+      // The fan-out jobs every order leaves: drained by the as-started process's workers between runs.
+      settle: () => queueDrained(ctx, 'webhooks.fanout'),
     };
     const { summaries, failures } = await compareSides(ctx, 'orders', sides(ctx, partner), pairs);
     return { failures, figures: figuresOf(summaries, 'pairs/s', { rateRatio: 0.5, rate: 1000 }) };
   },
 };
+
+/** Waits (at most 2 minutes) until no job of `queue` is waiting or running. */
+async function queueDrained(ctx: BenchContext, queue: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const [row] = await ctx.database.admin<{ n: number }[]>`
+      select count(*)::int as n from pgboss.job where name = ${queue} and state < 'completed'`;
+    if (row!.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  console.log(`  (${queue} still had jobs after 2 minutes; going on)`);
+}
 
 export type { ChildServer };

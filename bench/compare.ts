@@ -25,6 +25,11 @@ export interface Workload {
   smoke(child: ChildServer): Promise<void>;
   /** Rows the work wrote so far (checked against the 2xx count), when it writes. */
   rows?(): Promise<number>;
+  /**
+   * After each run, before the next side's: wait for work the run left behind (e.g. fan-out jobs a
+   * process with workers drains), so that it is not done during, and charged to, another side's run.
+   */
+  settle?(): Promise<void>;
 }
 
 export interface SideSummary {
@@ -101,6 +106,7 @@ export async function compareSides(
         failures.push(
           `${title} / ${side.label}, round ${round}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCounts)}), ${result.errors} socket errors/timeouts`,
         );
+      await workload.settle?.();
       if (rowsBefore !== undefined) {
         const rows = (await workload.rows!()) - rowsBefore;
         if (rows < units * 0.99)

@@ -19,6 +19,17 @@ export interface PoolUsage {
   waiting: number;
 }
 
+/**
+ * The postgres.js handle under a Drizzle database or open transaction: for the few hottest
+ * statements, written as prepared tagged templates (Drizzle spends more CPU building a statement
+ * than Postgres spends running a small one), and for pg-boss to insert jobs in the caller's transaction.
+ */
+export function rawSqlOf(db: Executor): postgres.Sql {
+  const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
+  if (!client) throw new Error('rawSqlOf needs a drizzle postgres-js database or transaction');
+  return client;
+}
+
 /** Called with every statement the pool sends (postgres.js `debug`): tests count them; nothing else sets it. */
 export type QueryObserver = (query: string) => void;
 

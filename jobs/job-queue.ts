@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type postgres from 'postgres';
-import type { Executor } from '@/db/client';
+import { rawSqlOf, type Executor } from '@/db/client';
 import type { JobQueue } from '@/server/outbox/job-queue';
 import { JOBS_CHANNEL } from '@/server/outbox/queues';
 
@@ -70,8 +70,7 @@ function coalescedWakes(notify: (queue: string) => Promise<unknown>): Pick<JobQu
  * handle as it is.
  */
 function bossExecutor(db: Executor): PgBoss.Db {
-  const client = (db as unknown as { session?: { client?: postgres.Sql } }).session?.client;
-  if (!client) throw new Error('bossExecutor needs a drizzle postgres-js database or transaction');
+  const client = rawSqlOf(db);
   return {
     async executeSql(text: string, values: unknown[]) {
       const rows = await client.unsafe(text, values.map(toParam) as postgres.ParameterOrJSON<never>[]);
