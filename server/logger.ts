@@ -18,7 +18,7 @@ export function createLogger(level: string, opts: { component?: string; destinat
 /**
  * stdout, written asynchronously: lines logged while a write is in progress go out together in the
  * next one. pino's default writes each line with its own blocking write(2), which on a terminal or
- * a pipe cost the default `npm start` process a system call per request (measured: ...). What is
+ * a pipe cost the default `npm start` process a system call per request. What is
  * buffered is flushed when the process exits, also on an uncaught error; only a SIGKILL loses it.
  */
 function stdoutAsync(): DestinationStream {
