@@ -1,10 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureLocalCa } from '@/server/boot/local-ca';
 import { compareSides, expectJson, type Side, type Workload } from './compare';
+import { runLoad, type SequenceStep } from './load';
 import { createBenchPartner, type BenchPartner } from './partner';
 import { startChild, type ChildServer } from './processes';
+import { startReceiver } from './receiver';
 import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
 import { profileQuotes } from './quotes-profile';
 import { startService, type Layout } from './sides';
+import { int } from './table';
 
 // The partner API's scenarios: the service as a newcomer starts it, the lean web process, and the
 // least code doing the same work (bench/baseline-server.ts: node:http + postgres.js, same pool size),
@@ -256,9 +262,94 @@ export const ordersScenario: Scenario = {
       settle: () => queueDrained(ctx, 'webhooks.fanout'),
     };
     const { summaries, failures } = await compareSides(ctx, 'orders', sides(ctx, partner), pairs);
-    return { failures, figures: figuresOf(summaries, 'pairs/s', { rateRatio: 0.5, rate: 1000 }) };
+    const endToEnd = await ordersEndToEnd(ctx, pairs);
+    return {
+      failures: [...failures, ...endToEnd.failures],
+      figures: [...figuresOf(summaries, 'pairs/s', { rateRatio: 0.5, rate: 1000 }), ...endToEnd.figures],
+    };
   },
 };
+
+const SUBSCRIPTIONS = 10;
+
+/**
+ * Orders through the API on the as-started process with 10 subscriptions on a local HTTPS receiver
+ * (every signature checked): deliveries counted at the receiver while the orders are created, and
+ * until the last arrives.
+ */
+async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ failures: string[]; figures: Figure[] }> {
+  const caDir = mkdtempSync(path.join(tmpdir(), 'bench-ca-'));
+  ctx.onCleanup(async () => rmSync(caDir, { recursive: true, force: true }));
+  const ca = ensureLocalCa(caDir, { name: 'Partner Delivery bench CA', days: 2 });
+  const receiver = await startReceiver(ca);
+  ctx.onCleanup(receiver.close);
+  const child = await startService(ctx, 'as started', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: ca.caCert } });
+  const partner = await createBenchPartner(ctx.database.url, 'Bench partner (orders end to end)');
+  const headers = headersOf(partner);
+  for (let i = 0; i < SUBSCRIPTIONS; i++) {
+    const body = await expectJson(
+      child,
+      '/partner/webhooks',
+      { method: 'POST', headers, body: JSON.stringify({ url: `https://localhost:${receiver.port}/e${i}` }) },
+      201,
+      (b) => typeof b.secret === 'string',
+    );
+    receiver.secrets.set(`/e${i}`, body.secret as string);
+  }
+  const workload = {
+    ...pairs,
+    load: (c: ChildServer, d: number) => ({ ...pairs.load(c, d), requests: withHeaders(pairs.load(c, d).requests!, headers) }),
+  };
+  console.log(
+    `\norders end to end: ${workload.what}, ${ctx.options.durationSeconds} s on the as-started process, ${SUBSCRIPTIONS} subscriptions`,
+  );
+  const startedAt = Date.now();
+  const result = await runLoad(workload.load(child, ctx.options.durationSeconds));
+  const loadEnded = Date.now();
+  const during = receiver.receipts.filter((r) => r.at <= loadEnded).length;
+  // Counted in the database: an order whose answer autocannon did not wait for still has its deliveries.
+  const [{ n: orders }] = (await ctx.database.admin<{ n: number }[]>`
+    select count(*)::int as n from orders where partner_id = ${partner.partnerId}`) as [{ n: number }];
+  const expected = orders * SUBSCRIPTIONS;
+  const deadline = Date.now() + 120_000;
+  while (receiver.receipts.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const lastAt = Math.max(...receiver.receipts.map((r) => r.at));
+  const distinct = new Set(receiver.receipts.map((r) => r.key)).size;
+  await child.stop();
+  const seconds = (loadEnded - startedAt) / 1000;
+  const pairsPerSecond = orders / seconds;
+  const duringRate = during / seconds;
+  const overallRate = receiver.receipts.length / ((lastAt - startedAt) / 1000);
+  console.log(
+    `  ${int(orders)} orders (${int(pairsPerSecond)} pairs/s), ${int(expected)} deliveries expected: ${int(during)} arrived during the ${seconds.toFixed(1)} s of ` +
+      `creation (${int(duringRate)}/s), all ${int(receiver.receipts.length)} (${int(distinct)} distinct) ${((lastAt - loadEnded) / 1000).toFixed(1)} s after it ` +
+      `(${int(overallRate)}/s overall); invalid signatures ${receiver.invalid}`,
+  );
+  const failures: string[] = [];
+  if (distinct < expected) failures.push(`orders end to end: ${int(expected - distinct)} of ${int(expected)} deliveries never arrived`);
+  if (receiver.invalid > 0) failures.push(`orders end to end: ${receiver.invalid} deliveries with an invalid signature`);
+  if (result.non2xx > 0 || result.errors > 0) failures.push(`orders end to end: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return {
+    failures,
+    figures: [
+      figure(
+        'end to end deliveries/s while orders are created',
+        'as started',
+        duringRate,
+        { side: 'asked for (pairs/s x 10)', value: pairsPerSecond * SUBSCRIPTIONS },
+        { text: '>= 2,500/s', met: (v) => v >= 2500 },
+      ),
+      figure('end to end deliveries/s, creation to last receipt', 'as started', overallRate, {
+        side: 'asked for (pairs/s x 10)',
+        value: pairsPerSecond * SUBSCRIPTIONS,
+      }),
+    ],
+  };
+}
+
+function withHeaders(steps: SequenceStep[], headers: Record<string, string>): SequenceStep[] {
+  return steps.map((step) => ({ ...step, headers }));
+}
 
 /** Waits (at most 2 minutes) until no job of `queue` is waiting or running. */
 async function queueDrained(ctx: BenchContext, queue: string): Promise<void> {
