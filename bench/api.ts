@@ -308,8 +308,10 @@ async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ fai
   const loadEnded = Date.now();
   const during = receiver.receipts.filter((r) => r.at <= loadEnded).length;
   // Counted in the database: an order whose answer autocannon did not wait for still has its deliveries.
-  const [{ n: orders }] = (await ctx.database.admin<{ n: number }[]>`
-    select count(*)::int as n from orders where partner_id = ${partner.partnerId}`) as [{ n: number }];
+  const [counted] = await ctx.database.admin<
+    { n: number }[]
+  >`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`;
+  const orders = counted!.n;
   const expected = orders * SUBSCRIPTIONS;
   const deadline = Date.now() + 120_000;
   while (receiver.receipts.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
