@@ -16,6 +16,8 @@ export async function enqueue<Q extends Queue>(ctx: Ctx, queue: Q, data: JobData
   // exist): the change must not commit without its job, or its effect would never come.
   if (!id) throw new Error(`could not enqueue ${queue.name}`);
   if (!options.startAfterSeconds) wakeWorkers(ctx, queue);
+  // Due within a second (a replay page waiting for room): woken when due, not at the workers' next poll.
+  else if (options.startAfterSeconds <= 1) wakeWorkers(ctx, queue, options.startAfterSeconds * 1000);
   return id;
 }
 
@@ -35,7 +37,8 @@ export async function enqueueMany<Q extends Queue>(
 // a NOTIFY inside the transaction: Postgres holds one lock per database from a notifying
 // transaction's commit until its WAL is flushed, so every order commit queued behind the last one's
 // flush (measured: 610 quote+order pairs/s with it, 755 without, on one process).
-function wakeWorkers(ctx: Ctx, queue: Queue): void {
-  if (ctx.afterCommit) ctx.afterCommit.push(() => ctx.jobs.wake(queue.name));
-  else ctx.jobs.wake(queue.name);
+function wakeWorkers(ctx: Ctx, queue: Queue, afterMs = 0): void {
+  const wake = afterMs > 0 ? () => void setTimeout(() => ctx.jobs.wake(queue.name), afterMs).unref() : () => ctx.jobs.wake(queue.name);
+  if (ctx.afterCommit) ctx.afterCommit.push(wake);
+  else wake();
 }

@@ -11,7 +11,7 @@ import { acceptedTypes, pageOfMatching } from './select';
 // is still on its way, and backs off while the receiver is failing. So a backfill follows the
 // receiver's pace, and the engine's in-flight bound and live-first slots do the rest.
 const PAGE = 200;
-const WAIT_SECONDS = 0.25;
+const WAIT_SECONDS = 0.1;
 const FAILING_BACKOFF_SECONDS = 10;
 
 export type PageOutcome = 'stale' | 'waiting' | 'sent' | 'completed' | 'failed';

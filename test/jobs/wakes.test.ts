@@ -7,6 +7,7 @@ import { enqueue, enqueueMany } from '@/server/outbox/enqueue';
 import type { JobQueue } from '@/server/outbox/job-queue';
 import { FAN_OUT } from '@/server/outbox/queues';
 import { createTestDatabase } from '../support/database';
+import { waitFor } from '../support/poll';
 
 // Wakes are NOTIFYs sent after commit, coalesced per queue: one in flight at a time, and one more
 // after it when any was asked for meanwhile, so a wake always follows the commit that asked for it.
@@ -101,6 +102,12 @@ describe('enqueue in a transaction', () => {
       await enqueue(ctx, FAN_OUT, { event_id: 'evt_5' });
       await enqueue(ctx, FAN_OUT, { event_id: 'evt_6' }, { startAfterSeconds: 5 });
       expect(log).toEqual(['send', 'wake webhooks.fanout', 'send']);
+
+      // Due within a second: woken when due (after the commit), not at the workers' next poll.
+      log.length = 0;
+      await withTransaction(ctx, (tx) => enqueue(tx, FAN_OUT, { event_id: 'evt_7' }, { startAfterSeconds: 0.2 }));
+      expect(log).toEqual(['send']);
+      await waitFor('the wake when due', () => log.includes('wake webhooks.fanout'), { timeoutMs: 2000 });
     } finally {
       await client.sql.end({ timeout: 2 });
     }
