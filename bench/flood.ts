@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { runLoad, type LoadResult } from './load';
 import { createBenchPartner, type BenchPartner } from './partner';
-import { REPO_ROOT, startChild } from './processes';
-import type { BenchContext, Scenario, ScenarioOutcome } from './scenario';
+import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
+import { startService } from './sides';
 import { int, ms, table } from './table';
 
 // A client sending wrong keys as fast as it can, beside a partner at a steady rate. Before failed
@@ -28,11 +27,17 @@ async function flood(ctx: BenchContext): Promise<ScenarioOutcome> {
     sides.push({ label: `candidate (${path.basename(path.resolve(ctx.options.compareDir))})`, cwd: path.resolve(ctx.options.compareDir) });
   const rows: string[][] = [];
   const failures: string[] = [];
+  const figures: Figure[] = [];
   for (const side of sides) {
     const { alone, beside, flooded } = await measure(ctx, partner, side.cwd);
     const floodStatuses = Object.entries(flooded.statusCodeStats)
       .map(([code, s]) => `${code}: ${int(s.count)}`)
       .join(', ');
+    if (side.label === 'service')
+      figures.push(
+        figure('partner p50 ms beside a wrong-key flood', 'as started', beside.p50, { side: 'alone', value: alone.p50 }),
+        figure('partner p99 ms beside a wrong-key flood', 'as started', beside.p99, { side: 'alone', value: alone.p99 }),
+      );
     const row = (label: string, r: LoadResult) => [side.label, label, int(r.rps), ms(r.p50), ms(r.p99), int(r.non2xx), int(r.errors)];
     rows.push(row('alone', alone), row('beside the flood', beside));
     console.log(
@@ -48,27 +53,13 @@ async function flood(ctx: BenchContext): Promise<ScenarioOutcome> {
     }
   }
   console.log('\n' + table(['side', 'partner', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], rows));
-  return { failures };
+  return { failures, figures };
 }
 
 async function measure(ctx: BenchContext, partner: BenchPartner, cwd: string | undefined) {
   const { options } = ctx;
-  // Checkouts from before server/boot/ started the service from server/main.ts.
-  const script = existsSync(path.join(cwd ?? REPO_ROOT, 'server/boot/web.ts')) ? 'server/boot/web.ts' : 'server/main.ts';
-  const child = await startChild(
-    'service',
-    script,
-    {
-      DATABASE_URL: ctx.database.url,
-      NODE_ENV: 'production',
-      WORKERS: 'off',
-      CONSOLE: 'off',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'info',
-      SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    },
-    { cwd },
-  );
+  // As a newcomer's npm start runs it (workers and console on, the log read as a terminal reads it).
+  const child = await startService(ctx, 'as started', { cwd, label: cwd ? 'candidate' : undefined });
   try {
     const headers = { 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
     const partnerLoad = () =>
