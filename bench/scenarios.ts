@@ -1,6 +1,7 @@
 import { ordersScenario, overheadScenario, quotesScenario } from './api';
 import { deliveryScenario } from './delivery';
 import { floodScenario } from './flood';
+import { growthScenario } from './growth';
 import { operatorQueriesScenario } from './operator-queries';
 import { replayScenario } from './replay';
 import type { Scenario } from './scenario';
@@ -14,4 +15,5 @@ export const scenarios: Scenario[] = [
   replayScenario,
   operatorQueriesScenario,
   floodScenario,
+  growthScenario,
 ];

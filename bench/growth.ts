@@ -1,0 +1,153 @@
+import { openBenchDatabase } from './database';
+import { deliveryScenario } from './delivery';
+import { seedHistory } from './history';
+import { runLoad, type LoadSpec } from './load';
+import { createBenchPartner, type BenchPartner } from './partner';
+import type { ChildServer } from './processes';
+import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
+import { startService } from './sides';
+import { int, ms, ratio, table } from './table';
+
+// The cost of growth: quotes, orders and the delivery engine on a database of their own, then again
+// once events, deliveries and attempts hold ten times the rows, with the plans of the statements
+// that must not grow with the tables.
+
+const QUOTE_BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
+// Within 20 % of the small-table run.
+const AIM = 0.8;
+
+export const growthScenario: Scenario = {
+  name: 'growth',
+  description:
+    'Quotes, quote+order pairs and the delivery engine (as started) on a fresh database, then again with 10x the rows in events, ' +
+    'deliveries and attempts (bench/history.ts), and the query plans that keep them flat.',
+  async run(ctx): Promise<ScenarioOutcome> {
+    const database = await openBenchDatabase();
+    ctx.onCleanup(database.stop);
+    const own: BenchContext = { ...ctx, database };
+    const partner = await createBenchPartner(database.url, 'Bench partner (growth)');
+
+    const small = await measure(own, partner, 'small tables');
+    const before = await counts(own);
+    // Each of the three tables to ten times its rows (one delivery and two attempts per seeded event).
+    const events = 9 * Math.max(before.deliveries, before.events);
+    console.log(`\nSeeding ${int(events)} events with their deliveries and attempts (bench/history.ts)...`);
+    await seedHistory(database.admin, { events, days: 20, tag: 'growth' });
+    // The seed's dirty pages written now, not by a checkpoint in the middle of the next measurement.
+    await database.admin`checkpoint`;
+    const after = await counts(own);
+    console.log(
+      `rows before → after: events ${int(before.events)} → ${int(after.events)}, deliveries ${int(before.deliveries)} → ${int(after.deliveries)}, ` +
+        `attempts ${int(before.attempts)} → ${int(after.attempts)}\n`,
+    );
+    const large = await measure(own, partner, '10x rows');
+
+    const rows = (['quotes/s', 'pairs/s', 'deliveries/s'] as const).map((k) => [
+      k,
+      int(small[k]),
+      int(large[k]),
+      ratio(large[k] / small[k]),
+    ]);
+    rows.push(['quotes p99 ms', ms(small.quotesP99), ms(large.quotesP99), ratio(large.quotesP99 / small.quotesP99)]);
+    console.log(`\n${table(['figure', 'small tables', '10x rows', 'ratio'], rows, { indent: '  ' })}`);
+    const notes = await plans(own);
+    const aim = { text: `ratio >= ${AIM}`, met: (_v: number, r: number) => r >= AIM };
+    const figures: Figure[] = [
+      figure('quotes/s with 10x rows', 'as started', large['quotes/s'], { side: 'small tables', value: small['quotes/s'] }, aim),
+      figure('pairs/s with 10x rows', 'as started', large['pairs/s'], { side: 'small tables', value: small['pairs/s'] }, aim),
+      figure(
+        'deliveries/s with 10x rows',
+        'as started',
+        large['deliveries/s'],
+        { side: 'small tables', value: small['deliveries/s'] },
+        aim,
+      ),
+      figure('quotes p99 ms with 10x rows', 'as started', large.quotesP99, { side: 'small tables', value: small.quotesP99 }),
+    ];
+    return { failures: [...small.failures, ...large.failures], figures, notes };
+  },
+};
+
+async function counts(ctx: BenchContext): Promise<{ events: number; deliveries: number; attempts: number }> {
+  const [row] = await ctx.database.admin<{ events: number; deliveries: number; attempts: number }[]>`
+    select (select count(*) from events)::int as events, (select count(*) from webhook_deliveries)::int as deliveries,
+      (select count(*) from webhook_attempts)::int as attempts`;
+  return row!;
+}
+
+async function measure(ctx: BenchContext, partner: BenchPartner, label: string) {
+  const failures: string[] = [];
+  const headers = { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
+  const child = await startService(ctx, 'as started');
+  const spec = (child: ChildServer, durationSeconds: number, pairs: boolean): LoadSpec => ({
+    url: child.url + (pairs ? '' : '/partner/quotes'),
+    method: 'POST',
+    headers,
+    body: QUOTE_BODY,
+    connections: ctx.options.connections,
+    durationSeconds,
+    ...(pairs
+      ? {
+          requests: [
+            {
+              method: 'POST',
+              path: '/partner/quotes',
+              headers,
+              body: QUOTE_BODY,
+              onResponse: (status, body, context) =>
+                void (context.quoteId = status === 201 ? (JSON.parse(body) as { id: string }).id : 'none'),
+            },
+            {
+              method: 'POST',
+              path: '/partner/orders',
+              headers,
+              setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ quote_id: context.quoteId }) }),
+            },
+          ],
+        }
+      : {}),
+  });
+  await ctx.database.admin`checkpoint`;
+  await runLoad(spec(child, ctx.options.warmupSeconds, false));
+  const quotes = await runLoad(spec(child, ctx.options.durationSeconds, false));
+  const pairs = await runLoad(spec(child, ctx.options.durationSeconds, true));
+  await child.stop();
+  for (const [what, r] of [
+    ['quotes', quotes],
+    ['pairs', pairs],
+  ] as const)
+    if (r.non2xx + r.errors > 0) failures.push(`growth (${label}) ${what}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  console.log(
+    `${label}: quotes ${int(quotes.rps)}/s p99 ${ms(quotes.p99)} ms; quote+order pairs ${int(pairs.rps / 2)}/s; the delivery engine:`,
+  );
+  await ctx.database.admin`checkpoint`;
+  const delivery = await deliveryScenario.run(ctx);
+  failures.push(...delivery.failures.map((f) => `growth (${label}) ${f}`));
+  const burst = delivery.figures?.find((f) => f.metric === 'deliveries/s, burst')?.value ?? NaN;
+  return { failures, 'quotes/s': quotes.rps, quotesP99: quotes.p99, 'pairs/s': pairs.rps / 2, 'deliveries/s': burst };
+}
+
+// The statements each order, fan-out and sweep runs, as Postgres plans them on the grown tables: each
+// reads by a unique or a partial index, so its cost does not follow the table's size.
+async function plans(ctx: BenchContext): Promise<string[]> {
+  const statements: [string, string][] = [
+    ['an order locks its quote', `select id from quotes where id = 'q' and partner_id = 'p' and environment = 'sandbox' for update`],
+    ['fan-out reads its events', `select id, envelope from events where id = any(array['a', 'b'])`],
+    ['fan-out inserts deliveries (conflict check)', `select 1 from webhook_deliveries where event_id = 'e' and subscription_id = 's'`],
+    [
+      'the sweeper finds lapsed claims',
+      `select id from webhook_deliveries where status = 'pending' and claimed_until is not null and claimed_until < now() limit 500`,
+    ],
+    ['a delivery page of the console', `select id from webhook_deliveries order by id desc limit 51`],
+  ];
+  const notes: string[] = [];
+  console.log('\nQuery plans on the grown tables:');
+  for (const [what, text] of statements) {
+    const plan = await ctx.database.admin.unsafe<{ 'QUERY PLAN': string }[]>(`explain ${text}`);
+    const lines = plan.map((r) => r['QUERY PLAN']);
+    console.log(`  ${what}:\n${lines.map((l) => `    ${l}`).join('\n')}`);
+    const access = lines.find((l) => /Index|Seq Scan|Bitmap/.test(l))?.trim() ?? lines[0]!.trim();
+    notes.push(`plan, ${what}: ${access.replace(/\s+\(cost=.*$/, '')}`);
+  }
+  return notes;
+}
