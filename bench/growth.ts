@@ -22,25 +22,33 @@ export const growthScenario: Scenario = {
     'Quotes, quote+order pairs and the delivery engine (as started) on a fresh database, then again with 10x the rows in events, ' +
     'deliveries and attempts (bench/history.ts), and the query plans that keep them flat.',
   async run(ctx): Promise<ScenarioOutcome> {
-    const database = await openBenchDatabase();
-    ctx.onCleanup(database.stop);
-    const own: BenchContext = { ...ctx, database };
-    const partner = await createBenchPartner(database.url, 'Bench partner (growth)');
-
-    const small = await measure(own, partner, 'small tables');
-    const before = await counts(own);
-    // Each of the three tables to ten times its rows (one delivery and two attempts per seeded event).
-    const events = 9 * Math.max(before.deliveries, before.events);
-    console.log(`\nSeeding ${int(events)} events with their deliveries and attempts (bench/history.ts)...`);
-    await seedHistory(database.admin, { events, days: 20, tag: 'growth' });
+    // Each run on a fresh database of its own: the large one seeded, then measured first, as the small one
+    // is. (A second delivery burst on one database runs far slower than the first: an open defect, see
+    // the README's performance section; measuring both on one database would blame it on growth.)
+    const fresh = async () => {
+      const database = await openBenchDatabase();
+      ctx.onCleanup(database.stop);
+      const own: BenchContext = { ...ctx, database };
+      return { database, own, partner: await createBenchPartner(database.url, 'Bench partner (growth)') };
+    };
+    const first = await fresh();
+    const small = await measure(first.own, first.partner, 'small tables');
+    const before = await counts(first.own);
+    await first.database.stop();
+    const second = await fresh();
+    // Each of the three tables to ten times the small run's rows (one delivery and two attempts per seeded event).
+    const events = 10 * Math.max(before.deliveries, before.events);
+    console.log(`\nA fresh database seeded with ${int(events)} events with their deliveries and attempts (bench/history.ts)...`);
+    await seedHistory(second.database.admin, { events, days: 20, tag: 'growth' });
     // The seed's dirty pages written now, not by a checkpoint in the middle of the next measurement.
-    await database.admin`checkpoint`;
-    const after = await counts(own);
+    await second.database.admin`checkpoint`;
+    const after = await counts(second.own);
     console.log(
-      `rows before → after: events ${int(before.events)} → ${int(after.events)}, deliveries ${int(before.deliveries)} → ${int(after.deliveries)}, ` +
+      `rows, small run → before the large run: events ${int(before.events)} → ${int(after.events)}, deliveries ${int(before.deliveries)} → ${int(after.deliveries)}, ` +
         `attempts ${int(before.attempts)} → ${int(after.attempts)}\n`,
     );
-    const large = await measure(own, partner, '10x rows');
+    const large = await measure(second.own, second.partner, '10x rows');
+    const own = second.own;
 
     const rows = (['quotes/s', 'pairs/s', 'deliveries/s'] as const).map((k) => [
       k,
