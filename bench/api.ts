@@ -17,7 +17,7 @@ import { int } from './table';
 // side by side in one run.
 
 const POOL = '10'; // DB_POOL_MAX's default; the baseline gets the same pool
-const QUOTE_BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
+export const QUOTE_BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
 
 function headersOf(partner: BenchPartner): Record<string, string> {
   return { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
@@ -230,22 +230,7 @@ export const ordersScenario: Scenario = {
         connections: ctx.options.connections,
         durationSeconds,
         rate: ctx.options.rate,
-        requests: [
-          {
-            method: 'POST',
-            path: '/partner/quotes',
-            headers,
-            body: QUOTE_BODY,
-            onResponse: (status, body, context) =>
-              void (context.quoteId = status === 201 ? (JSON.parse(body) as { id: string }).id : 'none'),
-          },
-          {
-            method: 'POST',
-            path: '/partner/orders',
-            headers,
-            setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ quote_id: context.quoteId }) }),
-          },
-        ],
+        requests: quoteThenOrder(headers),
       }),
       smoke: async (child) => {
         const quote = await expectJson(child, '/partner/quotes', { method: 'POST', headers, body: QUOTE_BODY }, 201, (b) => !!b.id);
@@ -351,6 +336,25 @@ async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ fai
 
 function withHeaders(steps: SequenceStep[], headers: Record<string, string>): SequenceStep[] {
   return steps.map((step) => ({ ...step, headers }));
+}
+
+/** What every partner does for every delivery: a quote, then an order for it (the quote's id kept per connection). */
+export function quoteThenOrder(headers: Record<string, string>): SequenceStep[] {
+  return [
+    {
+      method: 'POST',
+      path: '/partner/quotes',
+      headers,
+      body: QUOTE_BODY,
+      onResponse: (status, body, context) => void (context.quoteId = status === 201 ? (JSON.parse(body) as { id: string }).id : 'none'),
+    },
+    {
+      method: 'POST',
+      path: '/partner/orders',
+      headers,
+      setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ quote_id: context.quoteId }) }),
+    },
+  ];
 }
 
 /** Waits (at most 2 minutes) until no job of `queue` is waiting or running. */

@@ -1,3 +1,4 @@
+import { QUOTE_BODY, quoteThenOrder } from './api';
 import { openBenchDatabase } from './database';
 import { deliveryScenario } from './delivery';
 import { seedHistory } from './history';
@@ -12,7 +13,6 @@ import { int, ms, ratio, table } from './table';
 // once events, deliveries and attempts hold ten times the rows, with the plans of the statements
 // that must not grow with the tables.
 
-const QUOTE_BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
 // Within 20 % of the small-table run.
 const AIM = 0.8;
 
@@ -96,22 +96,7 @@ async function measure(ctx: BenchContext, partner: BenchPartner, label: string) 
     durationSeconds,
     ...(pairs
       ? {
-          requests: [
-            {
-              method: 'POST',
-              path: '/partner/quotes',
-              headers,
-              body: QUOTE_BODY,
-              onResponse: (status, body, context) =>
-                void (context.quoteId = status === 201 ? (JSON.parse(body) as { id: string }).id : 'none'),
-            },
-            {
-              method: 'POST',
-              path: '/partner/orders',
-              headers,
-              setupRequest: (request, context) => ({ ...request, body: JSON.stringify({ quote_id: context.quoteId }) }),
-            },
-          ],
+          requests: quoteThenOrder(headers),
         }
       : {}),
   });
