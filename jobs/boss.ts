@@ -25,6 +25,7 @@ export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Pr
   });
   // pg-boss reports a lost database here and recovers by itself; never let it crash the process.
   boss.on('error', (err) => log.warn({ err: err.message }, 'job queue error'));
+
   await boss.start();
   await boss.getDb().executeSql(FETCH_ORDER_INDEX, []);
   return boss;
@@ -40,3 +41,12 @@ const FETCH_ORDER_INDEX = `do $$ begin
   perform pg_advisory_xact_lock(728463103);
   create index if not exists job_fetch_order on pgboss.job (name, priority desc, created_on, id) where state < 'active';
 end $$`;
+
+/**
+ * Called just before the process stops the embedded Postgres it started: a connection the database
+ * closes under pg-boss from then on is that shutdown itself, logged for debugging, not as a warning.
+ */
+export function expectDatabaseShutdown(boss: PgBoss, log: Logger): void {
+  boss.removeAllListeners('error');
+  boss.on('error', (err) => log.debug({ err: err.message }, 'job queue error while the database stops'));
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import type { QueryObserver } from '@/db/client';
-import { startBoss } from '@/jobs/boss';
+import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
 import { createQueues, registerWorkers } from '@/jobs/registry';
@@ -179,6 +179,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       await metricsServer?.close();
       await metricsSql.end({ timeout: 2 });
       await rt.close();
+      if (db.embedded) expectDatabaseShutdown(boss, log);
       await db.embedded?.stop();
       log.info(
         {
