@@ -28,6 +28,9 @@ export async function resendHandover({ ctx, input }: { ctx: Ctx; input: { client
     const [credential] = await tx.db.select().from(credentials).where(eq(credentials.clientId, input.clientId)).for('update');
     if (!credential) throw new NotFoundError('credential', input.clientId);
     if (credential.revokedAt) throw new ConflictError('credential_revoked', 'This credential is revoked: issue a new one instead.');
+    // Locked, as revealHandover locks it: a reveal in flight commits first, and this then reads the link
+    // as used (key erased) and replaces the key. Unlocked, it read the sealed key the reveal had just shown
+    // and put it on the new link.
     const [open] = await tx.db
       .select()
       .from(credentialHandovers)
@@ -35,7 +38,8 @@ export async function resendHandover({ ctx, input }: { ctx: Ctx; input: { client
         and(eq(credentialHandovers.credentialId, credential.id), isNull(credentialHandovers.usedAt), isNull(credentialHandovers.endedAt)),
       )
       .orderBy(desc(credentialHandovers.id))
-      .limit(1);
+      .limit(1)
+      .for('update');
     const [latest] = await tx.db
       .select({ email: credentialHandovers.email })
       .from(credentialHandovers)

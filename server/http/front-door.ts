@@ -10,6 +10,7 @@ import type { Metrics } from '../observability';
 import type { HttpMethod } from './route-spec';
 import type { OperatorHandler } from './operator-route';
 import type { OperatorServices } from './operator-services';
+import { loggedPath } from './logged-path';
 import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
 
@@ -62,7 +63,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
         if (!handler) return methodNotAllowed(route, services);
         return handler(request, { params: Promise.resolve(params), services: routeServices });
       }
-      return notFound(pathname);
+      return notFound(request.url);
     });
   const partnerListener = listenerFor(routes, services);
   const operatorListener = operator ? listenerFor(operator.routes, operator.services) : undefined;
@@ -165,7 +166,7 @@ function methodNotAllowed(route: RouteEntry<unknown>, services: PartnerServices)
   });
 }
 
-function notFound(pathname: string): Response {
+function notFound(url: string): Response {
   const requestId = newRequestId();
   return jsonResponse(
     404,
@@ -173,7 +174,7 @@ function notFound(pathname: string): Response {
       error: {
         type: 'invalid_request_error',
         code: 'route_not_found',
-        message: `No route for ${pathname}. See /partner/openapi.json.`,
+        message: `No route for ${loggedPath(url)}. See /partner/openapi.json.`,
         request_id: requestId,
       },
     },

@@ -4,6 +4,7 @@ import { newRequestId } from '../ids';
 import { authenticateSession, type OperatorSession } from '../sessions/authenticate';
 import { clientAddressOf } from './authenticate';
 import { errorResponse } from './error-response';
+import { loggedPath } from './logged-path';
 import type { OperatorServices } from './operator-services';
 import type { RouteContext, WebHandler } from './route-spec';
 import { sessionTokenFrom } from './session-cookie';
@@ -69,7 +70,7 @@ export function operatorRoute(def: Definition): OperatorHandler {
       {
         request_id: requestId,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: loggedPath(request.url),
         status: response.status,
         ms: Math.round(performance.now() - started),
         operator_id: operatorId,

@@ -8,6 +8,7 @@ import { isStorableText, parseOrThrow, storableQuery } from '../validation';
 import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
+import { loggedPath } from './logged-path';
 import { runIdempotently } from './idempotent';
 import { jsonResponse } from './json';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
@@ -126,7 +127,7 @@ export function partnerRoute<
         {
           request_id: requestId,
           method: request.method,
-          path: new URL(request.url).pathname,
+          path: loggedPath(request.url),
           status: response.status,
           ms: Math.round(performance.now() - started),
           client_id: clientId,

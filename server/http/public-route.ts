@@ -5,6 +5,7 @@ import { parseOrThrow } from '../validation';
 import { clientAddressOf } from './authenticate';
 import { readJsonBody } from './body';
 import { errorResponse } from './error-response';
+import { loggedPath } from './logged-path';
 import { jsonResponse } from './json';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
@@ -72,7 +73,7 @@ export function publicPostRoute<B extends z.ZodType, R extends z.ZodType>(def: P
       {
         request_id: requestId,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: loggedPath(request.url),
         status: response.status,
         ms: Math.round(performance.now() - started),
       },

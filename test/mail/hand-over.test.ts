@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { handOverCredential, revealHandover } from '@/server/credentials/hand-over';
 import { issueCredential } from '@/server/credentials/issue';
+import { resendHandover } from '@/server/credentials/resend-handover';
 import { createPartner } from '@/server/partners/create';
 import { waitFor } from '../support/poll';
 import { startTestService, type TestService } from '../support/service';
@@ -58,5 +60,53 @@ describe('credential hand-over', () => {
       code: 'handover_replaced',
     });
     await expect(revealHandover({ ctx: cliContext(svc.rt), input: { token: 'nope' } })).rejects.toMatchObject({ code: 'handover_unknown' });
+  });
+
+  it('a resend that meets a reveal in flight never puts the shown key on the new link', async () => {
+    const { issued, token } = await handedOver('dev4@partner.example');
+    const ctx = cliContext(svc.rt);
+    // Hold the reveal between its update of the link and its commit: its audit row waits on this lock.
+    const holder = postgres(svc.databaseUrl, { max: 2, onnotice: () => {} });
+    let release!: () => void;
+    const held = holder.begin(async (tx) => {
+      await tx`lock table audit_log in exclusive mode`;
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    try {
+      await waitFor('the lock on audit_log', async () => {
+        const [row] = await holder`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+          where c.relname = 'audit_log' and l.mode = 'ExclusiveLock' and l.granted`;
+        return row!.n > 0;
+      });
+      const reveal = revealHandover({ ctx, input: { token } });
+      await waitFor('the reveal waiting to commit', async () => {
+        const [row] =
+          await holder`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%audit_log%'`;
+        return row!.n > 0;
+      });
+      const resend = resendHandover({ ctx, input: { clientId: issued.client_id } });
+      // Let the resend read what it reads before the reveal commits (without a lock, it reads the sealed key).
+      await waitFor('the resend waiting on the link', async () => {
+        const [row] =
+          await holder`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%credential_handovers%'`;
+        return row!.n > 0;
+      });
+      release();
+      await held;
+      const shown = await reveal;
+      const resent = await resend;
+      expect(resent.key_replaced).toBe(true);
+      const mails = await waitFor('the second mail', () => {
+        const to = smtp.received.filter((m) => m.to.includes('dev4@partner.example'));
+        return to.length === 2 ? to : undefined;
+      });
+      const second = /https:\/\/pdp\.example\/handover\/([\w-]+)/.exec(mails[1]!.raw.replace(/=\r?\n/g, ''))![1]!;
+      const again = await revealHandover({ ctx, input: { token: second } });
+      expect(again.apiKey).not.toBe(shown.apiKey);
+    } finally {
+      release?.();
+      await held.catch(() => {});
+      await holder.end();
+    }
   });
 });
