@@ -1,5 +1,7 @@
 'use client';
 
+// First: before any schema is parsed in the browser.
+import '../_console/zod-without-eval';
 import { useMemo, type ReactNode } from 'react';
 import { Provider } from 'urql';
 import { createConsoleClient } from '../_console/client';

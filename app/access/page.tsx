@@ -1,5 +1,7 @@
 'use client';
 
+// First: before any schema is parsed in the browser.
+import '../_console/zod-without-eval';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';

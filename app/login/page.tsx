@@ -1,6 +1,7 @@
 'use client';
 
 import { useState, type FormEvent } from 'react';
+import { afterSignIn } from '../_console/after-sign-in';
 import '../console.css';
 
 // Sign-in for operators: POST /api/session sets the http-only session cookie; the console and
@@ -21,9 +22,7 @@ export default function LoginPage() {
     }).catch(() => undefined);
     setBusy(false);
     if (res?.ok) {
-      // Only a path of this site: `next=https://elsewhere` must not turn sign-in into a redirector.
-      const next = new URLSearchParams(window.location.search).get('next') ?? '/';
-      window.location.assign(next.startsWith('/') && !next.startsWith('//') ? next : '/');
+      window.location.assign(afterSignIn(new URLSearchParams(window.location.search).get('next'), window.location.origin));
       return;
     }
     const body = (await res?.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability';
 import type { HttpMethod } from './route-spec';
 import type { OperatorHandler } from './operator-route';
 import type { OperatorServices } from './operator-services';
+import { secureConsoleResponse } from './console-security';
 import { loggedPath } from './logged-path';
 import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
@@ -98,7 +99,10 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
     if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
     if (isPartnerPath(pathname)) return partnerListener(req, res);
     if (operatorListener && isOperatorApiPath(pathname)) return operatorListener(req, res);
-    if (next) return next(req, res);
+    if (next) {
+      secureConsoleResponse(req, res);
+      return next(req, res);
+    }
     return partnerListener(req, res);
   });
   // Node's parser refuses some requests before any handler runs (a header block over 16 KiB, a
