@@ -1,3 +1,4 @@
+import { purgeUnconfirmedAccessRequests } from '@/server/access/purge';
 import { purgeOldEvents } from '@/server/events/retention';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
 import { PURGE_EXPIRED } from '@/server/outbox/queues';
@@ -13,6 +14,10 @@ export const purgeExpiredJob = defineJob({
     const ctx = jobContext(deps, PURGE_EXPIRED.name);
     const events = await purgeOldEvents({ ctx });
     const { attempts, sessions } = await purgeOldSessions({ ctx });
-    deps.log.info({ idempotency_keys: keys, events, sign_in_attempts: attempts, sessions }, 'purged expired rows');
+    const accessRequests = await purgeUnconfirmedAccessRequests({ ctx });
+    deps.log.info(
+      { idempotency_keys: keys, events, sign_in_attempts: attempts, sessions, unconfirmed_access_requests: accessRequests },
+      'purged expired rows',
+    );
   },
 });

@@ -8,10 +8,12 @@ import { z } from 'zod';
 export const ACCESS_FIELD_LIMITS = { company: 200, contact_name: 200, contact_email: 254, website: 500, use_case: 2000 } as const;
 
 const text = (max: number) => z.string().trim().min(1, 'required: please fill it in').max(max, `at most ${max} characters`);
+// A name is one line: a newline in `contact_name` let a stranger write paragraphs (and links) into mail.
+const line = (max: number) => text(max).regex(/^\P{Cc}*$/u, 'one line, without control characters');
 
 export const accessRequestInput = z.strictObject({
-  company: text(ACCESS_FIELD_LIMITS.company),
-  contact_name: text(ACCESS_FIELD_LIMITS.contact_name),
+  company: line(ACCESS_FIELD_LIMITS.company),
+  contact_name: line(ACCESS_FIELD_LIMITS.contact_name),
   contact_email: z.string().trim().max(ACCESS_FIELD_LIMITS.contact_email, 'at most 254 characters').pipe(z.email('not an e-mail address')),
   website: z
     .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })

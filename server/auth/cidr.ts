@@ -71,3 +71,14 @@ function networkAddress(addr: Address, prefix: number): string {
   }
   return ipaddr.fromByteArray(bytes).toString();
 }
+
+/**
+ * The client a per-client limit counts: an IPv4 address, or an IPv6 client's /64. One host is handed a
+ * whole /64 (SLAAC, and most providers' smallest delegation), so counting IPv6 addresses one by one gave
+ * a single client 2^64 budgets. Anything unparseable is counted as itself.
+ */
+export function clientBucket(address: string): string {
+  const parsed = parseAddress(address);
+  if (!parsed) return address;
+  return parsed.kind() === 'ipv4' ? parsed.toString() : (normaliseCidr(`${parsed.toString()}/64`) ?? address);
+}

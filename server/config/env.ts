@@ -96,6 +96,8 @@ export const envSchema = z.object({
     .positive()
     .max(24 * 30)
     .default(72),
+  // Access requests (the public form) from all clients together, per hour: each mails a stranger's address.
+  ACCESS_REQUESTS_PER_HOUR: int(1, 100_000).default(30),
   // `development` turns on GraphQL introspection and Apollo's landing page; they stay off otherwise.
   NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
   // An operator's session ends this long after sign-in, or at sign-out or revocation.

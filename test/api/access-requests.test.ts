@@ -17,7 +17,7 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   // Loopback is a trusted proxy here, so each test speaks from its own X-Forwarded-For address and
   // the per-address limit of one test never refuses another's requests.
-  svc = await startTestService({ SMTP_URL: smtp.url, TRUSTED_PROXY_CIDRS: '127.0.0.1/32,::1/128' });
+  svc = await startTestService({ SMTP_URL: smtp.url, TRUSTED_PROXY_CIDRS: '127.0.0.1/32,::1/128', ACCESS_REQUESTS_PER_HOUR: '1000' });
   admin = await createTestOperator(svc, 'admin');
   support = await createTestOperator(svc, 'support');
 });
