@@ -1,9 +1,10 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signIn, snapshot } from './console';
+import { startReceiver } from './receiver';
 
-// An order's timeline a page at a time (issue 21: the page read every event of an order at once), and the
-// history cap as an admin meets it: a move that does not end a full order is refused beside the control,
-// while cancelling it still works.
+// An order's timeline a page at a time (issue 21: the page read every event of an order at once), each
+// delivery with its latest attempts only, and the history cap as an admin meets it: a move that does not end
+// a full order is refused beside the control, while cancelling it still works.
 
 const partner = () => ({ 'x-client-id': process.env.E2E_CLIENT_ID!, 'x-api-key': process.env.E2E_API_KEY! });
 
@@ -23,14 +24,40 @@ async function flip(request: APIRequestContext, orderId: string, times: number) 
   return last;
 }
 
-test('an admin pages through a long order’s events, and meets the history cap beside the Advance control', async ({ page, request }) => {
+test('an admin pages through a long order’s events, sees each delivery’s latest attempts, and meets the history cap beside Advance', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
+  const receiver = await startReceiver();
+  try {
+    await timeline(page, request, receiver);
+  } finally {
+    await receiver.close();
+  }
+});
+
+async function timeline(page: Page, request: APIRequestContext, receiver: Awaited<ReturnType<typeof startReceiver>>) {
+  const hook = await post(request, '/partner/webhooks', { url: `${receiver.url}/timeline`, event_filters: ['order.created'] });
+  expect(hook.status).toBe(201);
   const quote = await post(request, '/partner/quotes', {
     pickup: { lat: 40.7484, lng: -73.9857 },
     dropoff: { lat: 40.758, lng: -73.9855 },
   });
   expect(quote.status).toBe(201);
   const order = (await post(request, '/partner/orders', { quote_id: quote.body.id })).body;
+  await expect.poll(() => receiver.received.length, { message: 'order.created arrived' }).toBe(1);
+  const eventId = receiver.received[0]!.headers['x-service-event-id'] as string;
+  // Redelivered until six attempts arrived (one still on its way is not sent twice): more than the timeline shows.
+  await expect
+    .poll(
+      async () => {
+        if (receiver.received.length < 6) await post(request, `/partner/events/${eventId}/redeliver`, { webhook_id: hook.body.id });
+        return receiver.received.length;
+      },
+      { message: 'six attempts of order.created arrived', timeout: 30_000, intervals: [300] },
+    )
+    .toBe(6);
   // 24 flips: 25 events, three pages of ten; the newest is the 24th flip, back to created.
   expect((await flip(request, order.id, 24)).status).toBe(200);
 
@@ -55,6 +82,10 @@ test('an admin pages through a long order’s events, and meets the history cap 
   await expect(events).toHaveCount(5);
   await expect(events.last()).toContainText('order.created');
   await expect(older).toBeDisabled();
+  const attempts = page.getByRole('table', { name: `Attempts of order.created to subscription ${hook.body.id}` });
+  await expect(attempts.locator('tbody tr')).toHaveCount(5);
+  await expect(page.getByText(/The latest 5 of 6 attempts/)).toBeVisible();
+  await expect(page.getByRole('link', { name: 'all of them' })).toHaveAttribute('href', /\/deliveries\//);
   await snapshot(page, 'order-timeline-last-page', test.info());
   await newer.click();
   await expect(range).toHaveText('Newest first: events 11 to 20');
@@ -79,4 +110,4 @@ test('an admin pages through a long order’s events, and meets the history cap 
   await expect(events.first()).toContainText('order.cancelled');
   await expect(range).toHaveText('Newest first: events 1 to 10');
   await snapshot(page, 'order-timeline-capped', test.info());
-});
+}

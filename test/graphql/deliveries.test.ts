@@ -231,6 +231,15 @@ describe('redeliver and replay', () => {
     );
     expect(audit.map((r) => r.actor)).toEqual([`operator:${support.id}`]);
 
+    // The order timeline asks for a delivery's latest attempts only (redeliveries add attempts without end).
+    const LATEST = `query($id: ID!, $n: Int) { delivery(id: $id) { attemptCount attempts(latest: $n) { number trigger } } }`;
+    const latest = (n: number | null) => gql(support, LATEST, { id: delivery.id, n });
+    expect((await latest(1)).data.delivery).toEqual({ attemptCount: 2, attempts: [{ number: 2, trigger: 'manual' }] });
+    expect((await latest(5)).data.delivery.attempts.map((a: Row) => a.number)).toEqual([1, 2]);
+    expect((await latest(null)).data.delivery.attempts.map((a: Row) => a.number)).toEqual([1, 2]);
+    for (const n of [0, 101])
+      expect((await latest(n)).errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid', param: 'latest' });
+
     const missing = await gql(support, `mutation { redeliverEvent(eventId: "evt_missing") { eventId } }`);
     expect(missing.errors?.[0]?.extensions?.code).toBe('resource_missing');
   });
