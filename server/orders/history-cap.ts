@@ -4,7 +4,7 @@ import { TERMINAL, type OrderStatus } from './state-machine';
 // Issue 21: one sandbox order flipped courier_assigned <-> created 3,000 times held 3,001 history entries; each
 // event embedded them all (207 MB of envelopes, the largest 137 KB) and the console's timeline of that order took
 // 12-14 s. A real order never comes near 100: the happy path is 6 entries, the longest scenario 8, and each courier
-// reassignment costs 2, so 100 allows 46 reassignments. 100 entries are about 4.8 KB of JSON in an envelope.
+// reassignment costs 2, so 100 allows 47 reassignments. 100 entries are about 4.8 KB of JSON in an envelope.
 export const STATUS_HISTORY_CAP = 100;
 
 /**
