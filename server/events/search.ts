@@ -64,8 +64,8 @@ export type EventSummary = Omit<EventRow, 'envelope'>;
 /**
  * A page of the events of each of several objects (a page of orders asks once): per object, newest first, `limit`
  * rows after the `after` event id. No envelope: an order's timeline read every envelope of the order, and one order
- * of 3,001 moves held 207 MB of them (a 15-20 s query in test/api/order-growth.test.ts). An object's events are few since the history cap (at most
- * 100 for an order), and events_object_idx finds them; each page reads only its own rows.
+ * of 3,001 moves held 207 MB of them (a 15-20 s query in test/api/order-growth.test.ts). An object's events are few
+ * since the history cap (at most 100 for an order), and events_object_idx finds them; a page reads only its rows.
  */
 export async function eventPagesOfObjects({
   ctx,
