@@ -41,7 +41,10 @@ export async function moveOrder({ ctx, input }: { ctx: Ctx; input: MoveRequest }
   });
 }
 
-/** Applies a move to a row the caller has locked, in the caller's transaction; every move passes here, so the history cap does. */
+/**
+ * Applies a move to a row the caller has locked, in the caller's transaction. Every move passes here (partner
+ * cancel and simulate, scenario steps, the timeout sweep, operators), so the state machine and the history cap do.
+ */
 export async function applyMove(
   ctx: Ctx,
   row: OrderRow,
