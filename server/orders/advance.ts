@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
+import { ValidationError } from '../errors';
 import { applyMove, lockOrder } from './move';
 import type { OrderResource } from './schemas';
 import type { OrderStatus } from './state-machine';
@@ -12,6 +13,10 @@ export async function advanceOrder({
   ctx: Ctx;
   input: { orderId: string; status: OrderStatus; reason?: string };
 }): Promise<OrderResource> {
+  // As long as a partner's own cancel reason may be: it is in every later envelope of the order.
+  if (input.reason !== undefined && input.reason.length > 500) {
+    throw new ValidationError([{ param: 'reason', code: 'parameter_invalid', message: 'reason must be at most 500 characters.' }]);
+  }
   return withTransaction(ctx, async (tx) => {
     const row = await lockOrder(tx, input.orderId);
     const order = await applyMove(tx, row, {

@@ -4,6 +4,7 @@ import { withTransaction, type Ctx, type Environment } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { emitEvent } from '../events/emit';
 import { unixSeconds, wholeSecond } from '../time';
+import { OrderHistoryFullError, roomForMove } from './history-cap';
 import { presentOrder, type OrderRow } from './present';
 import type { OrderResource } from './schemas';
 import { findTransition, PARTNER_CANCELLABLE, TERMINAL, type OrderStatus } from './state-machine';
@@ -40,7 +41,10 @@ export async function moveOrder({ ctx, input }: { ctx: Ctx; input: MoveRequest }
   });
 }
 
-/** Applies a move to a row the caller has locked, in the caller's transaction. */
+/**
+ * Applies a move to a row the caller has locked, in the caller's transaction. Every move passes here (partner
+ * cancel and simulate, scenario steps, the timeout sweep, operators), so the state machine and the history cap do.
+ */
 export async function applyMove(
   ctx: Ctx,
   row: OrderRow,
@@ -59,6 +63,7 @@ export async function applyMove(
   if (!transition) {
     throw new ConflictError('invalid_state_transition', `An order cannot move from ${from} to ${input.to}.`, { from, to: input.to });
   }
+  if (!roomForMove(row.statusHistory.length, input.to)) throw new OrderHistoryFullError(row.statusHistory.length);
   // The order shows whole seconds; its event keeps the exact moment, which orders it against subscriptions.
   const at = new Date();
   const now = wholeSecond(at);

@@ -4,6 +4,7 @@ import { withTransaction, type Ctx } from '../context';
 import { NotFoundError } from '../errors';
 import { enqueue } from '../outbox/enqueue';
 import { SCENARIO_STEP } from '../outbox/queues';
+import { roomForMove } from './history-cap';
 import { applyMove, lockOrder } from './move';
 import { COURIER_CANCELLATION, SCENARIO_STEPS } from './scenarios';
 import { findTransition, type OrderStatus } from './state-machine';
@@ -13,7 +14,7 @@ export type StepOutcome = 'moved' | 'finished' | 'stale' | 'stopped';
 /**
  * One step of a sandbox scenario: moves the order and schedules the next step, in one transaction.
  * A step whose index is not the order's next one (a retried or duplicate job) does nothing; a step
- * that is no longer legal (the partner cancelled meanwhile) ends the scenario quietly.
+ * that is no longer legal (the partner cancelled meanwhile, or filled the order's history) ends the scenario quietly.
  */
 export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { orderId: string; step: number } }): Promise<StepOutcome> {
   return withTransaction(ctx, async (tx) => {
@@ -26,7 +27,9 @@ export async function runScenarioStep({ ctx, input }: { ctx: Ctx; input: { order
     const steps = SCENARIO_STEPS[sim.scenario] ?? [];
     const to = steps[input.step];
     if (!to) return 'finished';
-    if (!findTransition(row.status as OrderStatus, to)) {
+    // The partner may also move a scenario's order by hand, up to the history cap: a step refused either way is not
+    // retried (a job that throws is retried five times, and each would be refused again).
+    if (!findTransition(row.status as OrderStatus, to) || !roomForMove(row.statusHistory.length, to)) {
       await applyStop(tx, row.id);
       return 'stopped';
     }

@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Ctx, OperatorActor } from '../context';
 import { USER_AGENT } from './attempt';
@@ -26,13 +26,17 @@ export interface AttemptRow {
   resolvedAddress: string | null;
 }
 
-/** The attempts of several deliveries in one statement (a page of deliveries asks once), oldest first per delivery. */
+/**
+ * The attempts of several deliveries in one statement (a page of deliveries asks once), oldest first per delivery;
+ * with `latest`, only each delivery's latest that many (webhook_attempts_delivery_idx, read backwards): a partner's
+ * redeliveries add attempts to one delivery without end, and the order timeline shows a few of each.
+ */
 export async function attemptsOf({
   ctx,
   input,
 }: {
   ctx: Ctx<OperatorActor>;
-  input: { deliveryIds: readonly string[] };
+  input: { deliveryIds: readonly string[]; latest?: number };
 }): Promise<Map<string, AttemptRow[]>> {
   const byDelivery = new Map<string, AttemptRow[]>();
   if (input.deliveryIds.length === 0) return byDelivery;
@@ -57,7 +61,9 @@ export async function attemptsOf({
     })
     .from(webhookAttempts)
     .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
-    .where(inArray(webhookAttempts.deliveryId, [...input.deliveryIds]))
+    .where(
+      input.latest === undefined ? inArray(webhookAttempts.deliveryId, [...input.deliveryIds]) : latestOf(input.deliveryIds, input.latest),
+    )
     .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.startedAt));
   for (const { eventId, eventType, ...row } of rows) {
     const attempt: AttemptRow = {
@@ -68,6 +74,18 @@ export async function attemptsOf({
     byDelivery.set(row.deliveryId, [...(byDelivery.get(row.deliveryId) ?? []), attempt]);
   }
   return byDelivery;
+}
+
+function latestOf(deliveryIds: readonly string[], latest: number): SQL {
+  const ids = sql.join(
+    deliveryIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return sql`${webhookAttempts.id} in (
+    select l.id from unnest(array[${ids}]::text[]) as d(id)
+    cross join lateral (
+      select a.id from webhook_attempts a where a.delivery_id = d.id order by a.attempt desc, a.started_at desc limit ${latest}
+    ) l)`;
 }
 
 /**

@@ -110,4 +110,37 @@ describe('concurrent moves of one order', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect((await eventTypes(id)).filter((t) => t === 'order.picked_up')).toHaveLength(1);
   });
+
+  it('past 99 history entries only a move that ends the order is accepted (409 order_history_full), for operators too', async () => {
+    const ctx = cliContext(svc.rt);
+    const id = await newOrder();
+    const history = Array.from({ length: 99 }, (_, i) => ({ status: i % 2 ? 'courier_assigned' : 'created', at: 1_795_000_000 + i }));
+    await svc.rt.db.execute(sql`update orders set status_history = ${JSON.stringify(history)}::jsonb where id = ${id}`);
+    const move = advanceOrder({ ctx, input: { orderId: id, status: 'courier_assigned' } });
+    await expect(move).rejects.toMatchObject({ code: 'order_history_full', details: { extra: { limit: 100 } } });
+    await expect(move).rejects.toBeInstanceOf(ConflictError);
+    expect(await eventTypes(id)).toEqual(['order.created']);
+    const ended = await advanceOrder({ ctx, input: { orderId: id, status: 'cancelled' } });
+    expect(ended.status_history).toHaveLength(100);
+    expect(await eventTypes(id)).toEqual(['order.created', 'order.cancelled']);
+  });
+
+  it('an order that grew past the cap before it existed shows its latest 100 entries, and can still be ended', async () => {
+    const id = await newOrder();
+    const history = Array.from({ length: 150 }, (_, i) => ({ status: i % 2 ? 'courier_assigned' : 'created', at: 1_795_000_000 + i }));
+    await svc.rt.db.execute(sql`update orders set status_history = ${JSON.stringify(history)}::jsonb where id = ${id}`);
+    const ended = await advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'cancelled', reason: 'stuck' } });
+    expect(ended.status_history).toHaveLength(100);
+    expect(ended.status_history[0]).toEqual(history[51]);
+    expect(ended.status_history.at(-1)!.status).toBe('cancelled');
+    const got = await call('GET', `/partner/orders/${id}`, partner);
+    expect(got.body).toEqual(ended);
+  });
+
+  it("an operator's cancellation reason is at most 500 characters, like a partner's", async () => {
+    const id = await newOrder();
+    const move = advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'cancelled', reason: 'r'.repeat(501) } });
+    await expect(move).rejects.toMatchObject({ code: 'parameter_invalid', details: { param: 'reason' } });
+    expect(await eventTypes(id)).toEqual(['order.created']);
+  });
 });

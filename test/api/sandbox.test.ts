@@ -351,6 +351,24 @@ describe('simulation on order creation', () => {
     expect((await stepJobs(order.id)).map((j) => j.step)).toEqual([0, 1]);
   });
 
+  it('a step on an order whose history the partner filled by hand stops the scenario quietly: no move, no retry', async () => {
+    const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 300 } });
+    // 99 entries: the most before the cap (100), the last kept for ending the order.
+    const history = Array.from({ length: 99 }, (_, i) => ({ status: i % 2 ? 'courier_assigned' : 'created', at: order.created }));
+    await svc.rt.db.execute(sql`update orders set status_history = ${JSON.stringify(history)}::jsonb where id = ${order.id}`);
+    const refused = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'courier_assigned' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'order_history_full', limit: 100 });
+    const ctx = jobContext(svc.rt, 'sandbox.scenario-step');
+    expect(await runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).toBe('stopped');
+    expect(await eventTypes(order.id)).toEqual(['order.created']);
+    expect((await getOrder(order.id)).status).toBe('created');
+    // Ending it is still accepted: a cancel is the 100th entry.
+    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status_history).toHaveLength(100);
+  });
+
   it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
     const quoteId = await api.newQuote(live);
     const res = await api.call('POST', '/partner/orders', live, {

@@ -189,12 +189,12 @@ describe('events and orders', () => {
     expect(ids(ofA)).toEqual([...orders].reverse());
     expect((await gqlData(support, ORDERS, { filter: { partnerId: a.partnerId, status: 'delivered' } })).orders.nodes).toEqual([]);
     expect(ids((await gqlData(support, ORDERS, { filter: { id: orders[1] } })).orders.nodes)).toEqual([orders[1]]);
-    const one = await gqlData(support, `query($id: ID!) { order(id: $id) { id status events { type } } }`, { id: orders[0] });
-    expect(one.order).toEqual({ id: orders[0], status: 'created', events: [{ type: 'order.created' }] });
+    const one = await gqlData(support, `query($id: ID!) { order(id: $id) { id status events { nodes { type } } } }`, { id: orders[0] });
+    expect(one.order).toEqual({ id: orders[0], status: 'created', events: { nodes: [{ type: 'order.created' }] } });
   });
 
   it('advancing an order is admin only: support gets forbidden; admin moves it, its event follows, the audit names the admin', async () => {
-    const ADVANCE = `mutation($id: ID!) { advanceOrder(orderId: $id, to: courier_assigned) { id status events { type } } }`;
+    const ADVANCE = `mutation($id: ID!) { advanceOrder(orderId: $id, to: courier_assigned) { id status events { nodes { type } } } }`;
     const allowed = (await gqlData(support, `{ me { allowedMutations } }`)).me.allowedMutations;
     expect(allowed).toEqual(expect.arrayContaining(['redeliverEvent', 'startReplay', 'cancelReplay']));
     expect(allowed).not.toContain('advanceOrder');
@@ -202,7 +202,7 @@ describe('events and orders', () => {
     expect(refused.errors?.[0]?.extensions?.code).toBe('forbidden');
     const moved = (await gqlData(admin, ADVANCE, { id: orders[1] })).advanceOrder;
     expect(moved.status).toBe('courier_assigned');
-    expect(moved.events.map((e: Row) => e.type)).toEqual(['order.courier_assigned', 'order.created']);
+    expect(moved.events.nodes.map((e: Row) => e.type)).toEqual(['order.courier_assigned', 'order.created']);
     const audit = await svc.rt.db.execute<{ actor: string }>(
       sql`select actor from audit_log where action = 'order.advance' and target_id = ${orders[1]!}`,
     );
@@ -230,6 +230,15 @@ describe('redeliver and replay', () => {
       sql`select actor from audit_log where action = 'event.redeliver' and target_id = ${delivery.eventId}`,
     );
     expect(audit.map((r) => r.actor)).toEqual([`operator:${support.id}`]);
+
+    // The order timeline asks for a delivery's latest attempts only (redeliveries add attempts without end).
+    const LATEST = `query($id: ID!, $n: Int) { delivery(id: $id) { attemptCount attempts(latest: $n) { number trigger } } }`;
+    const latest = (n: number | null) => gql(support, LATEST, { id: delivery.id, n });
+    expect((await latest(1)).data.delivery).toEqual({ attemptCount: 2, attempts: [{ number: 2, trigger: 'manual' }] });
+    expect((await latest(5)).data.delivery.attempts.map((a: Row) => a.number)).toEqual([1, 2]);
+    expect((await latest(null)).data.delivery.attempts.map((a: Row) => a.number)).toEqual([1, 2]);
+    for (const n of [0, 101])
+      expect((await latest(n)).errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid', param: 'latest' });
 
     const missing = await gql(support, `mutation { redeliverEvent(eventId: "evt_missing") { eventId } }`);
     expect(missing.errors?.[0]?.extensions?.code).toBe('resource_missing');

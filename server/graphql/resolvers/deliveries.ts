@@ -1,4 +1,5 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { ValidationError } from '@/server/errors';
 import { attemptsOf, type AttemptRow } from '@/server/webhooks/attempts-of';
 import { searchDeliveries } from '@/server/webhooks/search-deliveries';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
@@ -32,9 +33,18 @@ export class DeliveryResolver {
 
   @Authorized()
   @FieldResolver(() => [DeliveryAttempt], { description: 'Oldest first.' })
-  async attempts(@Root() delivery: Delivery, @Ctx() context: GraphQLContext): Promise<DeliveryAttempt[]> {
-    const attempts = loader<string, AttemptRow[]>(context, 'attemptsOfDelivery', async (ids) => {
-      const found = await attemptsOf({ ctx: context.ctx, input: { deliveryIds: ids } });
+  async attempts(
+    @Root() delivery: Delivery,
+    @Ctx() context: GraphQLContext,
+    @Arg('latest', () => Int, { nullable: true, description: 'Only the latest this many (1 to 100); omitted: every attempt.' })
+    latest?: number | null,
+  ): Promise<DeliveryAttempt[]> {
+    if (latest != null && (!Number.isInteger(latest) || latest < 1 || latest > 100)) {
+      throw new ValidationError([{ param: 'latest', code: 'parameter_invalid', message: 'latest must be between 1 and 100.' }]);
+    }
+    // One loader per `latest` asked for: a page of deliveries asks once either way.
+    const attempts = loader<string, AttemptRow[]>(context, `attemptsOfDelivery:${latest ?? ''}`, async (ids) => {
+      const found = await attemptsOf({ ctx: context.ctx, input: { deliveryIds: ids, latest: latest ?? undefined } });
       return ids.map((id) => found.get(id) ?? []);
     });
     return (await attempts.load(delivery.id)).map(toAttempt);

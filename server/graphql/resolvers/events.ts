@@ -1,15 +1,12 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { redeliverEventAsOperator } from '@/server/events/redeliver-as-operator';
-import { searchEvents } from '@/server/events/search';
+import { envelopesOf, searchEvents, type EventRow } from '@/server/events/search';
 import { deliveriesOfEvents, type DeliveryRow } from '@/server/webhooks/search-deliveries';
-import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
+import { PageArgs, pageOf, toConnection } from '../connection';
 import { loader, type GraphQLContext } from '../context';
 import { withoutNulls } from '../filters';
 import { Delivery } from '../types/delivery';
-import { Event, EventFilter, Redelivery, toEvent } from '../types/event';
-
-@ObjectType('EventConnection')
-class EventConnection extends connectionOf(Event, 'Event') {}
+import { Event, EventConnection, EventFilter, Redelivery, toEvent } from '../types/event';
 
 @Resolver(() => Event)
 export class EventResolver {
@@ -30,6 +27,17 @@ export class EventResolver {
   async event(@Ctx() { ctx }: GraphQLContext, @Arg('id', () => ID) id: string): Promise<Event | null> {
     const [row] = await searchEvents({ ctx, input: { filter: { id }, limit: 1 } });
     return row ? toEvent(row) : null;
+  }
+
+  @Authorized()
+  @FieldResolver(() => String, { description: 'The envelope every delivery sends, as JSON text.' })
+  async envelope(@Root() event: Event, @Ctx() context: GraphQLContext): Promise<string> {
+    if (event.envelopeText !== undefined) return event.envelopeText;
+    const envelopes = loader<string, EventRow['envelope'] | undefined>(context, 'envelopeOfEvent', async (ids) => {
+      const found = await envelopesOf({ ctx: context.ctx, input: { eventIds: ids } });
+      return ids.map((id) => found.get(id));
+    });
+    return JSON.stringify((await envelopes.load(event.id)) ?? null);
   }
 
   @Authorized()

@@ -1,13 +1,14 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { eventsOfObjects, type EventRow } from '@/server/events/search';
+import { eventPagesOfObjects, type EventSummary } from '@/server/events/search';
 import { advanceOrderAsOperator } from '@/server/orders/advance-as-operator';
+import { STATUS_HISTORY_CAP } from '@/server/orders/history-cap';
 import type { OrderRow } from '@/server/orders/present';
 import { searchOrders } from '@/server/orders/search';
 import type { OrderStatus } from '@/server/orders/state-machine';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
 import { loader, type GraphQLContext } from '../context';
 import { withoutNulls } from '../filters';
-import { Event, toEvent } from '../types/event';
+import { EventConnection, toEvent } from '../types/event';
 import { Order, OrderFilter, ORDER_STATUS } from '../types/order';
 
 @ObjectType('OrderConnection')
@@ -22,7 +23,10 @@ function toOrder(row: OrderRow): Order {
     externalId: row.externalId,
     feeAmount: row.feeAmount,
     feeCurrency: row.feeCurrency,
-    statusHistory: row.statusHistory.map((h) => ({ status: h.status as OrderStatus, at: new Date(h.at * 1000) })),
+    // As the partner API shows it: the latest entries (only an order grown before the cap holds more).
+    statusHistory: row.statusHistory
+      .slice(-STATUS_HISTORY_CAP)
+      .map((h) => ({ status: h.status as OrderStatus, at: new Date(h.at * 1000) })),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -50,13 +54,15 @@ export class OrderResolver {
   }
 
   @Authorized()
-  @FieldResolver(() => [Event], { description: 'Newest first.' })
-  async events(@Root() order: Order, @Ctx() context: GraphQLContext): Promise<Event[]> {
-    const events = loader<string, EventRow[]>(context, 'eventsOfOrder', async (ids) => {
-      const found = await eventsOfObjects({ ctx: context.ctx, input: { objectIds: ids } });
+  @FieldResolver(() => EventConnection, { description: 'A page of its events, newest first, without their envelopes unless asked.' })
+  async events(@Root() order: Order, @Ctx() context: GraphQLContext, @Args(() => PageArgs) page: PageArgs): Promise<EventConnection> {
+    const { first, after } = pageOf(page);
+    // One loader per page asked for: a page of orders with their first events is one statement.
+    const events = loader<string, EventSummary[]>(context, `eventsOfOrder:${first}:${after ?? ''}`, async (ids) => {
+      const found = await eventPagesOfObjects({ ctx: context.ctx, input: { objectIds: ids, limit: first + 1, after } });
       return ids.map((id) => found.get(id) ?? []);
     });
-    return (await events.load(order.id)).map(toEvent);
+    return toConnection((await events.load(order.id)).map(toEvent), first, (e) => e.id);
   }
 
   @Authorized('admin')

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import type { Environment } from '@/server/context';
-import type { EventRow } from '@/server/events/search';
+import type { EventRow, EventSummary } from '@/server/events/search';
+import { connectionOf } from '../connection';
 import { ENVIRONMENTS } from './environment';
 
 @ObjectType('Event', { description: 'Something that happened to a partner resource, as every delivery of it sends it.' })
@@ -23,9 +24,12 @@ export class Event {
   @Field(() => Date)
   createdAt!: Date;
 
-  @Field(() => String, { description: 'The envelope every delivery sends, as JSON text.' })
-  envelope!: string;
+  /** The envelope as JSON text when the row was read with it (`envelope` is a field resolver: an order's timeline reads none). */
+  envelopeText?: string;
 }
+
+@ObjectType('EventConnection')
+export class EventConnection extends connectionOf(Event, 'Event') {}
 
 @InputType('EventFilter')
 export class EventFilter {
@@ -62,6 +66,7 @@ export class Redelivery {
   webhookIds!: string[];
 }
 
-export function toEvent(row: EventRow): Event {
-  return { ...row, envelope: JSON.stringify(row.envelope) };
+export function toEvent(row: EventRow | EventSummary): Event {
+  const { envelope, ...event } = row as EventRow;
+  return envelope ? { ...event, envelopeText: JSON.stringify(envelope) } : event;
 }

@@ -38,7 +38,9 @@ export class Order {
   @Field(() => String)
   feeCurrency!: string;
 
-  @Field(() => [OrderStatusChange])
+  @Field(() => [OrderStatusChange], {
+    description: 'Oldest first: at most the latest 100 (an order keeps no more, the last for ending it).',
+  })
   statusHistory!: OrderStatusChange[];
 
   @Field(() => Date)

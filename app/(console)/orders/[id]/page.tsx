@@ -12,6 +12,7 @@ import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
 
+// The order's facts and history (at most 100 entries), read once and after a move.
 const OrderTimeline = graphql(`
   query OrderTimeline($id: ID!) {
     order(id: $id) {
@@ -28,27 +29,48 @@ const OrderTimeline = graphql(`
         status
         at
       }
-      events {
-        id
-        type
-        createdAt
-        deliveries {
+    }
+  }
+`);
+
+/** Events shown at a time: their deliveries and attempts come with them, and the page re-reads them while one is on its way. */
+const EVENTS_PER_PAGE = 10;
+/** A delivery's latest attempts shown here; a partner's redeliveries add attempts without end, and its own page has them all. */
+const ATTEMPTS_PER_DELIVERY = 5;
+
+// One page of its events with their deliveries, no envelopes: an order of 3,001 events read whole took 12-14 s
+// and answered 5.4 MB, every 2 s while a delivery was pending.
+const OrderEvents = graphql(`
+  query OrderEvents($id: ID!, $first: Int!, $after: String, $attempts: Int!) {
+    order(id: $id) {
+      id
+      events(first: $first, after: $after) {
+        nodes {
           id
-          subscriptionId
-          url
-          outcome
-          attemptCount
-          attempts {
+          type
+          createdAt
+          deliveries {
             id
-            number
-            trigger
-            requestedBy
-            startedAt
-            durationMs
-            responseStatus
-            errorKind
-            resolvedAddress
+            subscriptionId
+            url
+            outcome
+            attemptCount
+            attempts(latest: $attempts) {
+              id
+              number
+              trigger
+              requestedBy
+              startedAt
+              durationMs
+              responseStatus
+              errorKind
+              resolvedAddress
+            }
           }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
         }
       }
     }
@@ -70,13 +92,6 @@ export default function OrderTimelinePage() {
   const { id } = useParams<{ id: string }>();
   const [{ data, error, fetching }, refetch] = useQuery({ query: OrderTimeline, variables: { id } });
   const order = data?.order;
-  // Live while a delivery is on its way: its attempts appear without a reload.
-  const pending = order?.events.some((e) => e.deliveries.some((d) => d.outcome === 'pending')) ?? false;
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
-    return () => clearInterval(timer);
-  }, [pending, refetch]);
   if (fetching && !data) return <p aria-busy="true">Loading…</p>;
   if (!order) {
     return (
@@ -122,9 +137,41 @@ export default function OrderTimelinePage() {
           </li>
         ))}
       </ol>
+      {/* Keyed by the order's last change: a move shows the newest page again, with the move's event. */}
+      <EventPages key={order.updatedAt} orderId={order.id} />
+    </>
+  );
+}
+
+/** The order's events a page at a time, newest first; while a delivery shown is on its way, that page alone is re-read. */
+function EventPages({ orderId }: { orderId: string }) {
+  // The cursors of the pages before this one: "Newer events" goes back one, "Older events" adds this page's end.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors.at(-1) ?? null;
+  const [{ data, error, fetching }, refetch] = useQuery({
+    query: OrderEvents,
+    variables: { id: orderId, first: EVENTS_PER_PAGE, after, attempts: ATTEMPTS_PER_DELIVERY },
+  });
+  const page = data?.order?.events;
+  const pending = page?.nodes.some((e) => e.deliveries.some((d) => d.outcome === 'pending')) ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
+    return () => clearInterval(timer);
+  }, [pending, refetch]);
+  const first = cursors.length * EVENTS_PER_PAGE + 1;
+  return (
+    <>
       <h2 id="events">Events and their deliveries</h2>
-      {order.events.length === 0 && <p className="muted">No events.</p>}
-      {[...order.events].reverse().map((e) => (
+      <ErrorList errors={apiErrors(error)} />
+      {!page && fetching && <p aria-busy="true">Loading…</p>}
+      {page && page.nodes.length === 0 && <p className="muted">No events.</p>}
+      {page && page.nodes.length > 0 && (
+        <p className="muted" data-testid="event-range">
+          Newest first: events {first} to {first + page.nodes.length - 1}
+        </p>
+      )}
+      {page?.nodes.map((e) => (
         <section key={e.id} aria-labelledby={`event-${e.id}`} className="panel">
           <h3 id={`event-${e.id}`}>
             {e.type} <span className="muted">{formatTime(e.createdAt)}</span>
@@ -142,10 +189,29 @@ export default function OrderTimelinePage() {
                 to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
               </p>
               <AttemptTable caption={`Attempts of ${e.type} to subscription ${d.subscriptionId}`} attempts={d.attempts} />
+              {d.attemptCount > d.attempts.length && (
+                <p className="muted">
+                  The latest {d.attempts.length} of {d.attemptCount} attempts: <Link href={`/deliveries/${d.id}`}>all of them</Link>.
+                </p>
+              )}
             </div>
           ))}
         </section>
       ))}
+      {page && (cursors.length > 0 || page.pageInfo.hasNextPage) && (
+        <nav aria-label="Event pages" className="inline">
+          <button type="button" disabled={cursors.length === 0 || fetching} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            Newer events
+          </button>
+          <button
+            type="button"
+            disabled={!page.pageInfo.hasNextPage || !page.pageInfo.endCursor || fetching}
+            onClick={() => setCursors((c) => [...c, page.pageInfo.endCursor!])}
+          >
+            Older events
+          </button>
+        </nav>
+      )}
     </>
   );
 }

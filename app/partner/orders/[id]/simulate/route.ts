@@ -14,7 +14,11 @@ export const POST = partnerRoute({
   errors: [
     { status: 403, description: '`sandbox_only`: production credentials' },
     { status: 404, description: 'No order with this id for this partner and environment' },
-    { status: 409, description: '`invalid_state_transition`' },
+    {
+      status: 409,
+      description:
+        '`invalid_state_transition`; `order_history_full` (with `limit`): the order holds 99 of its 100 status changes, the last kept for ending it',
+    },
   ],
   handler: ({ ctx, params, body }) => simulateOrder({ ctx, input: { id: params.id, status: body.status } }),
 });
