@@ -128,7 +128,8 @@ type Cancellable = { cancel(): unknown; then: PromiseLike<unknown>['then'] };
  * started and that has not answered is cancelled (postgres.js drops one still queued for a connection and
  * sends Postgres a cancel request for one running, which then fails with 57014), and any statement asked
  * for afterwards fails at once with `signal.reason`. A statement cancelled inside a transaction fails it,
- * so the transaction rolls back whole. Drizzle's per-handle setup (its relational map) is about 0.1 ms.
+ * so the transaction rolls back whole. The Drizzle handle made here costs about 0.4 ms of CPU (its relational
+ * map; 2,000 made in a row on the shared 2-core machine), once per operator request.
  */
 export function cancellableBy(handles: { db: Executor; sql: postgres.Sql }, signal: AbortSignal): { db: Executor; sql: postgres.Sql } {
   const open = new Set<Cancellable>();
