@@ -101,3 +101,35 @@ it(`refuses ${ALIASES} aliased overview(windowMinutes: 1440) at once, and a part
   expect(during.filter((s) => s.status === 503)).toEqual([]);
   expect(during.every((s) => s.status === 201)).toBe(true);
 }, 180_000);
+
+const CONCURRENT = 30;
+
+it(`runs ${CONCURRENT} operations of three overview(windowMinutes: 1440) each, sent at once, a few at a time: the partner never gets a 503`, async () => {
+  const query = `{ ${['a', 'b', 'c'].map((a) => `${a}: overview(windowMinutes: 1440) { attempts successRate failingSubscriptions { id consecutiveFailures } }`).join(' ')} }`;
+  const started = performance.now();
+  const replies = Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      const reply = await gql(support, query);
+      return { reply, ms: performance.now() - started };
+    }),
+  );
+  const during = await partnerTraffic(replies);
+  const answered = await replies;
+  const outcomes = new Map<string, number>();
+  for (const { reply } of answered) {
+    const key = `${reply.status} ${reply.errors?.[0]?.extensions?.code ?? 'data'}`;
+    outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  }
+  const last = Math.max(...answered.map((a) => a.ms));
+  console.log(
+    `${CONCURRENT} × 3 overview(1440) at once: ${JSON.stringify(Object.fromEntries(outcomes))}, the last answered in ${last.toFixed(0)} ms; partner meanwhile: ${summary(during)}`,
+  );
+
+  // Each is answered whole, or stopped at its deadline with nothing else wrong.
+  for (const { reply } of answered) {
+    if (reply.status === 200) expect(reply.errors).toBeUndefined();
+    else expect([reply.status, ...new Set(reply.errors?.map((e) => e.extensions?.code))]).toEqual([503, 'operation_timeout']);
+  }
+  expect(during.filter((s) => s.status === 503)).toEqual([]);
+  expect(during.every((s) => s.status === 201)).toBe(true);
+}, 180_000);
