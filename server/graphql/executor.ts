@@ -1,8 +1,9 @@
 import { ApolloServer, HeaderMap, type BaseContext } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { boundedBy, type Ctx, type Deps, type OperatorActor } from '@/server/context';
-import { AppError, OperationTimeoutError, ValidationError } from '@/server/errors';
+import { AppError, isOperationTimeout, OperationTimeoutError, ValidationError } from '@/server/errors';
 import type { OperatorSession } from '@/server/sessions/authenticate';
 import { AggregateSlots } from './aggregate-slots';
 import type { GraphQLContext } from './context';
@@ -41,10 +42,12 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
       {
         async requestDidStart() {
           return {
-            async didEncounterErrors({ errors, contextValue }) {
+            async didEncounterErrors({ errors, contextValue, response }) {
               for (const err of errors) {
                 if (isUnexpected(err)) contextValue.ctx.log.error({ request_id: contextValue.ctx.requestId, err }, 'graphql error');
               }
+              // Work stopped at the deadline (or a statement Postgres cancelled): the service's limit, not the client's error.
+              if (errors.some((err) => isOperationTimeout(unwrapResolverError(err)))) response.http.status = 503;
             },
           };
         },
@@ -88,7 +91,6 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
         { status: 503, headers: { 'cache-control': 'no-store' } },
       );
     }
-    if (deadline.signal.aborted) result.status = 503;
     const responseHeaders = new Headers();
     for (const [name, value] of result.headers) responseHeaders.set(name, value);
     responseHeaders.set('cache-control', 'no-store');
