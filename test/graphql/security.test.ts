@@ -105,6 +105,13 @@ describe('aggregates', () => {
     expect(reply.status).toBe(400);
     expect(reply.errors?.[0]?.extensions?.code).toBe('query_too_costly');
     expect(reply.errors?.[0]?.message).toContain(`Query.overview ×${MAX_AGGREGATES + 1}`);
+    const health = Array.from(
+      { length: MAX_AGGREGATES + 1 },
+      (_, i) => `h${i}: subscriptionHealth(id: "x", windowHours: 168) { attempts }`,
+    );
+    const refused = await gql(support, `{ ${health.join(' ')} }`);
+    expect([refused.status, refused.errors?.[0]?.extensions?.code]).toEqual([400, 'query_too_costly']);
+    expect(refused.errors?.[0]?.message).toContain(`Query.subscriptionHealth ×${MAX_AGGREGATES + 1}`);
   });
 
   it('counts a fragment each time it is used, and the latest failures with their overview', async () => {
