@@ -49,8 +49,8 @@ const estimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
 /**
  * Refuses, before anything runs, an operation deeper than MAX_DEPTH, with more than MAX_AGGREGATES
  * aggregates, or costlier than MAX_COST. Variables are coerced first, as execution will coerce them: the
- * cost reads `first` from them, and a client's wrong type (`{"first":"many"}`) is its mistake, a 400
- * BAD_USER_INPUT, not the 500 it was when the cost analysis met the raw value.
+ * cost analysis coerces them too and threw on a client's wrong type (`{"first":"many"}`), a 500 with a
+ * logged stack; it is the client's mistake, a 400 BAD_USER_INPUT.
  */
 export function operationLimits(schema: GraphQLSchema): ApolloServerPlugin {
   return {
@@ -64,10 +64,11 @@ export function operationLimits(schema: GraphQLSchema): ApolloServerPlugin {
           }
           const refused = shapeRefusal(schema, document, operation, coerced.coerced);
           if (refused) throw refused;
+          // getComplexity coerces the variables itself, and an enum's coerced value is not one it accepts.
           const cost = getComplexity({
             schema,
             query: document,
-            variables: coerced.coerced,
+            variables: request.variables,
             operationName: request.operationName,
             estimators: [estimator],
           });
