@@ -134,6 +134,19 @@ describe('aggregates', () => {
     expect(count('{ partner(id: "p") { goLive { checklist { id } } } }')).toBe(1);
   });
 
+  it('walks a document not yet validated: a fragment cycle ends, and fragments nested in fragments are walked once each', async () => {
+    const cycle = await gql(support, 'fragment A on Query { ...B } fragment B on Query { ...A me { sessionId } } { ...A }');
+    expect([cycle.status, cycle.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+    // F0 spreads F1 twice, ... F39 reads an overview: 2^39 overviews, were each spread walked anew.
+    const fragments = Array.from({ length: 40 }, (_, i) =>
+      i === 39
+        ? `fragment F${i} on Query { overview { attempts } }`
+        : `fragment F${i} on Query { ...F${i + 1} ... on Query { ...F${i + 1} } }`,
+    );
+    const nested = await gql(support, `${fragments.join(' ')} { ...F0 }`);
+    expect([nested.status, nested.errors?.[0]?.extensions?.code]).toEqual([400, 'query_too_costly']);
+  });
+
   it('keeps every console operation within the bounds (app/**: graphql(`...`))', () => {
     const schema = operatorSchema();
     const files = readdirSync('app', { recursive: true, encoding: 'utf8' })
