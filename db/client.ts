@@ -33,7 +33,10 @@ export function rawSqlOf(db: Executor): postgres.Sql {
 /** Called with every statement the pool sends (postgres.js `debug`): tests count them; nothing else sets it. */
 export type QueryObserver = (query: string) => void;
 
-export function createDbClient(url: string, opts: { max: number; connectTimeoutSeconds: number; onQuery?: QueryObserver }): DbClient {
+export function createDbClient(
+  url: string,
+  opts: { max: number; connectTimeoutSeconds: number; onQuery?: QueryObserver; /** Shown in pg_stat_activity. */ applicationName?: string },
+): DbClient {
   const sql = postgres(url, {
     max: opts.max,
     // Fail fast while the database is unreachable: partner requests answer 503 instead of hanging.
@@ -46,7 +49,7 @@ export function createDbClient(url: string, opts: { max: number; connectTimeoutS
     idle_timeout: 30,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-    connection: { application_name: 'partner-delivery' },
+    connection: { application_name: opts.applicationName ?? 'partner-delivery' },
     ...(opts.onQuery ? { debug: (_connection: number, query: string) => opts.onQuery!(query) } : {}),
   });
   const demand = { outstanding: 0 };

@@ -22,10 +22,13 @@ const AFTER_DEADLINE_MS = 1000;
  * Apollo Server over the operator schema, executing Web-standard requests the route hands it.
  * CSRF prevention stays on (a `text/plain` or form POST, which a browser sends cross-site without
  * asking, is refused); introspection and the landing page exist only when NODE_ENV=development.
- * Each operation has GRAPHQL_TIMEOUT_MS: then its database statements are cancelled (a mutation's
- * transaction rolls back whole), and it answers 503 with `operation_timeout` on whatever did not finish.
+ * Operations run on the operator API's own pool (server/boot/runtime.ts operatorPool), each with
+ * GRAPHQL_TIMEOUT_MS: then its database statements are cancelled (a mutation's transaction rolls back
+ * whole), and it answers 503 with `operation_timeout` on whatever did not finish.
  */
-export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Promise<{ execute: GraphQLExecutor; stop(): Promise<void> }> {
+export async function createGraphQLExecutor(
+  deps: Pick<Deps, 'env' | 'log'> & { operatorPool: Pick<Deps, 'db' | 'sql'> },
+): Promise<{ execute: GraphQLExecutor; stop(): Promise<void> }> {
   const schema = operatorSchema();
   const development = deps.env.NODE_ENV === 'development';
   const apollo = new ApolloServer<GraphQLContext & BaseContext>({
@@ -67,7 +70,7 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
     if (refused) return refused;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new OperationTimeoutError(limitMs)), limitMs);
-    const bounded = boundedBy(ctx, deadline.signal);
+    const bounded = boundedBy({ ...ctx, db: deps.operatorPool.db, sql: deps.operatorPool.sql }, deadline.signal);
     let result: Awaited<ReturnType<typeof apollo.executeHTTPGraphQLRequest>> | undefined;
     try {
       result = await settledOrAbandoned(

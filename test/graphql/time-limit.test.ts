@@ -51,7 +51,7 @@ async function holdLock(table: string): Promise<() => Promise<void>> {
 const runningOn = async (table: string) =>
   (
     await other`select query from pg_stat_activity
-      where datname = current_database() and application_name = 'partner-delivery' and state = 'active'
+      where datname = current_database() and application_name like 'partner-delivery%' and state = 'active'
         and pid <> pg_backend_pid() and query ilike ${`%${table}%`}`
   ).map((r) => r.query as string);
 
