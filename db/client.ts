@@ -35,7 +35,15 @@ export type QueryObserver = (query: string) => void;
 
 export function createDbClient(
   url: string,
-  opts: { max: number; connectTimeoutSeconds: number; onQuery?: QueryObserver; /** Shown in pg_stat_activity. */ applicationName?: string },
+  opts: {
+    max: number;
+    connectTimeoutSeconds: number;
+    onQuery?: QueryObserver;
+    /** Shown in pg_stat_activity. */
+    applicationName?: string;
+    /** Postgres ends any statement of this pool running longer (its `statement_timeout`). */
+    statementTimeoutMs?: number;
+  },
 ): DbClient {
   const sql = postgres(url, {
     max: opts.max,
@@ -49,7 +57,10 @@ export function createDbClient(
     idle_timeout: 30,
     max_lifetime: 60 * 30,
     onnotice: () => {},
-    connection: { application_name: opts.applicationName ?? 'partner-delivery' },
+    connection: {
+      application_name: opts.applicationName ?? 'partner-delivery',
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    },
     ...(opts.onQuery ? { debug: (_connection: number, query: string) => opts.onQuery!(query) } : {}),
   });
   const demand = { outstanding: 0 };

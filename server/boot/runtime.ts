@@ -30,9 +30,13 @@ export interface Runtime extends Deps {
   /**
    * The operator API's own pool (GRAPHQL_DB_POOL_MAX): GraphQL operations run there, so however many
    * operators ask, partners keep DB_POOL_MAX; and the cancel requests their deadline sends can reach only
-   * operator statements (postgres.js pipelines callers' statements on a busy connection, and a cancel sent as
-   * one finishes lands on the next: in one run on the shared pool, a partner's quote answered 500).
-   * postgres.js connects on first use, so a process that serves no GraphQL opens none.
+   * operator statements. On the shared pool, in two runs of the concurrent overview test, a partner's quote
+   * answered 500 (its insert returned no row): postgres.js pipelines callers' statements on a busy
+   * connection, and a cancel there reached a statement that was not the deadline's. Here such a stray cancel
+   * can reach only another operator's statement (its operation answers operation_timeout; a transaction
+   * rolls back whole). Turning pipelining off (max_pipeline 0) breaks postgres.js transactions
+   * (UNSAFE_TRANSACTION). Postgres also ends any statement of this pool past GRAPHQL_TIMEOUT_MS by itself,
+   * should a cancel be lost. postgres.js connects on first use: a process that serves no GraphQL opens none.
    */
   operatorPool: Pick<DbClient, 'db' | 'sql'>;
   /** Closes the pools. */
@@ -73,6 +77,7 @@ export function createRuntime({
     connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
     onQuery,
     applicationName: 'partner-delivery-graphql',
+    statementTimeoutMs: env.GRAPHQL_TIMEOUT_MS,
   });
   return {
     ...client,
