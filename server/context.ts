@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Executor } from '@/db/client';
+import { cancellableBy, type Executor } from '@/db/client';
 import type { Env } from './config/env';
 import type { SecretBox } from './crypto/secret-box';
 import type { Logger } from './logger';
@@ -104,6 +104,14 @@ export async function withTransaction<A extends Actor, T>(ctx: Ctx<A>, fn: (tx: 
   );
   for (const run of afterCommit) run();
   return result;
+}
+
+/**
+ * The ctx for work with a deadline: when `signal` aborts, the statements it started are cancelled and
+ * none starts after (db/client.ts cancellableBy); a transaction open then rolls back whole.
+ */
+export function boundedBy<A extends Actor>(ctx: Ctx<A>, signal: AbortSignal): Ctx<A> {
+  return { ...ctx, ...cancellableBy(ctx, signal) };
 }
 
 export function livemode(environment: Environment): boolean {

@@ -89,6 +89,26 @@ export class DatabaseUnavailableError extends AppError {
   }
 }
 
+/** Work that ran past its time limit and was stopped, its database statements cancelled. */
+export class OperationTimeoutError extends AppError {
+  constructor(limitMs?: number) {
+    super(
+      'unavailable',
+      'operation_timeout',
+      `The operation ran past its time limit${limitMs ? ` (${limitMs} ms)` : ''} and was stopped; ask for less (a shorter window, fewer rows or fields).`,
+    );
+  }
+}
+
+/** Walks the cause chain (drizzle wraps driver errors): the deadline's own error, or a statement Postgres cancelled (57014). */
+export function isOperationTimeout(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof OperationTimeoutError || (e as { code?: unknown }).code === '57014') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 // postgres.js and Postgres codes that mean "the database is not there right now", as opposed to a bug.
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',

@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { createDbClient, type Database, type PoolUsage, type QueryObserver } from '@/db/client';
+import { createDbClient, type Database, type DbClient, type PoolUsage, type QueryObserver } from '@/db/client';
 import { pgBossJobQueue } from '@/jobs/job-queue';
 import { parseCidr, type Cidr } from '@/server/auth/cidr';
 import { CredentialCache } from '@/server/auth/credential-cache';
@@ -15,7 +15,7 @@ import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
 import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
 
-/** One process's dependencies: one pool, one credential cache, one rate limiter, one job queue client. */
+/** One process's dependencies: one pool (and the operator API's own), one credential cache, one rate limiter, one job queue client. */
 export interface Runtime extends Deps {
   db: Database;
   credentials: CredentialCache;
@@ -27,7 +27,19 @@ export interface Runtime extends Deps {
   boss?: PgBoss;
   /** The pool's connections in use and statements waiting, for the metrics. */
   poolUsage(): PoolUsage;
-  /** Closes the pool. */
+  /**
+   * The operator API's own pool (GRAPHQL_DB_POOL_MAX): GraphQL operations run there, so however many
+   * operators ask, partners keep DB_POOL_MAX; and the cancel requests their deadline sends can reach only
+   * operator statements. On the shared pool, in two runs of the concurrent overview test, a partner's quote
+   * answered 500 (its insert returned no row): postgres.js pipelines callers' statements on a busy
+   * connection, and a cancel there reached a statement that was not the deadline's. Here such a stray cancel
+   * can reach only another operator's statement (its operation answers operation_timeout; a transaction
+   * rolls back whole). Turning pipelining off (max_pipeline 0) breaks postgres.js transactions
+   * (UNSAFE_TRANSACTION). Postgres also ends any statement of this pool past GRAPHQL_TIMEOUT_MS by itself,
+   * should a cancel be lost. postgres.js connects on first use: a process that serves no GraphQL opens none.
+   */
+  operatorPool: Pick<DbClient, 'db' | 'sql'>;
+  /** Closes the pools. */
   close(): Promise<void>;
 }
 
@@ -60,8 +72,16 @@ export function createRuntime({
     connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
     onQuery,
   });
+  const operatorPool = createDbClient(databaseUrl, {
+    max: env.GRAPHQL_DB_POOL_MAX,
+    connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
+    onQuery,
+    applicationName: 'partner-delivery-graphql',
+    statementTimeoutMs: env.GRAPHQL_TIMEOUT_MS,
+  });
   return {
     ...client,
+    operatorPool: { db: operatorPool.db, sql: operatorPool.sql },
     env,
     log,
     jobs: boss ? pgBossJobQueue(boss) : jobQueueNotStarted,
@@ -79,6 +99,6 @@ export function createRuntime({
       return cidr;
     }),
     boss,
-    close: () => client.sql.end({ timeout: 2 }),
+    close: async () => void (await Promise.all([client.sql.end({ timeout: 2 }), operatorPool.sql.end({ timeout: 2 })])),
   };
 }

@@ -28,6 +28,12 @@ export const envSchema = z.object({
   DB_POOL_MAX: int(1, 200).default(10),
   DB_TIMEOUT_MS: int(100, 60_000).default(3000),
   REQUEST_TIMEOUT_MS: int(500, 120_000).default(5000),
+  // An operator's GraphQL operation still running after this answers 503 and its statements are cancelled.
+  GRAPHQL_TIMEOUT_MS: int(100, 120_000).default(5000),
+  // Aggregates (overview, subscriptionHealth, ...) running at once in one process; the rest wait their turn.
+  GRAPHQL_AGGREGATE_CONCURRENCY: int(1, 50).default(2),
+  // The operator API's own pool (per web process), apart from DB_POOL_MAX: see README "Operator API (GraphQL)".
+  GRAPHQL_DB_POOL_MAX: int(1, 50).default(3),
   // Receiving the body is the client's time, not the database's: a slower body is a 408.
   REQUEST_BODY_TIMEOUT_MS: int(500, 120_000).default(10_000),
   // SIGTERM/SIGINT: how long requests and webhook attempts in flight get to finish before the process

@@ -1,7 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { AuthenticationError, AuthorizationError } from 'type-graphql';
-import { AppError, isDatabaseUnavailable } from '@/server/errors';
+import { AppError, isDatabaseUnavailable, isOperationTimeout, OperationTimeoutError } from '@/server/errors';
 
 /**
  * The one mapping from what a resolver throws to what the operator sees. Domain errors keep their
@@ -13,6 +13,11 @@ import { AppError, isDatabaseUnavailable } from '@/server/errors';
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   const base = { locations: formatted.locations, path: formatted.path };
+  if (isOperationTimeout(original)) {
+    // Drizzle wraps the deadline's error (or Postgres's 57014 for a cancelled statement) in its own.
+    const { code, message } = new OperationTimeoutError();
+    return { ...base, message, extensions: { code } };
+  }
   if (original instanceof AppError) {
     const { param, errors } = original.details;
     return {
@@ -41,6 +46,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 export function isUnexpected(error: unknown): boolean {
   const original = unwrapResolverError(error);
   if (original instanceof AppError || original instanceof AuthorizationError || original instanceof AuthenticationError) return false;
+  if (isOperationTimeout(original)) return false;
   const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
   return code === undefined || code === 'INTERNAL_SERVER_ERROR';
 }

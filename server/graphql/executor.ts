@@ -1,23 +1,34 @@
 import { ApolloServer, HeaderMap, type BaseContext } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { Ctx, Deps, OperatorActor } from '@/server/context';
-import { AppError, ValidationError } from '@/server/errors';
+import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { boundedBy, type Ctx, type Deps, type OperatorActor } from '@/server/context';
+import { AppError, isOperationTimeout, OperationTimeoutError, ValidationError } from '@/server/errors';
 import type { OperatorSession } from '@/server/sessions/authenticate';
+import { AggregateSlots } from './aggregate-slots';
 import type { GraphQLContext } from './context';
 import { formatError, isUnexpected } from './errors';
-import { operationLimits } from './limits';
+import { operationLimits, operationOf, shapeRefusal } from './limits';
 import { operatorSchema } from './schema';
 
 export type GraphQLExecutor = (request: Request, context: { ctx: Ctx<OperatorActor>; session: OperatorSession }) => Promise<Response>;
 
 const MAX_BODY_BYTES = 256 * 1024;
+// After the deadline aborts, the operation's statements are cancelled and any it asks for fail at once,
+// so execution ends within milliseconds; this bounds a resolver waiting on something else.
+const AFTER_DEADLINE_MS = 1000;
 
 /**
  * Apollo Server over the operator schema, executing Web-standard requests the route hands it.
  * CSRF prevention stays on (a `text/plain` or form POST, which a browser sends cross-site without
  * asking, is refused); introspection and the landing page exist only when NODE_ENV=development.
+ * Operations run on the operator API's own pool (server/boot/runtime.ts operatorPool), each with
+ * GRAPHQL_TIMEOUT_MS: then its database statements are cancelled (a mutation's transaction rolls back
+ * whole), and it answers 503 with `operation_timeout` on whatever did not finish.
  */
-export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Promise<{ execute: GraphQLExecutor; stop(): Promise<void> }> {
+export async function createGraphQLExecutor(
+  deps: Pick<Deps, 'env' | 'log'> & { operatorPool: Pick<Deps, 'db' | 'sql'> },
+): Promise<{ execute: GraphQLExecutor; stop(): Promise<void> }> {
   const schema = operatorSchema();
   const development = deps.env.NODE_ENV === 'development';
   const apollo = new ApolloServer<GraphQLContext & BaseContext>({
@@ -34,10 +45,12 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
       {
         async requestDidStart() {
           return {
-            async didEncounterErrors({ errors, contextValue }) {
+            async didEncounterErrors({ errors, contextValue, response }) {
               for (const err of errors) {
                 if (isUnexpected(err)) contextValue.ctx.log.error({ request_id: contextValue.ctx.requestId, err }, 'graphql error');
               }
+              // Work stopped at the deadline (or a statement Postgres cancelled): the service's limit, not the client's error.
+              if (errors.some((err) => isOperationTimeout(unwrapResolverError(err)))) response.http.status = 503;
             },
           };
         },
@@ -45,15 +58,42 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
     ],
   });
   await apollo.start();
+  const aggregates = new AggregateSlots(deps.env.GRAPHQL_AGGREGATE_CONCURRENCY);
+  const limitMs = deps.env.GRAPHQL_TIMEOUT_MS;
 
   const execute: GraphQLExecutor = async (request, { ctx, session }) => {
     const url = new URL(request.url);
     const headers = new HeaderMap();
     request.headers.forEach((value, name) => headers.set(name, value));
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: request.method, headers, search: url.search, body: await bodyOf(request) },
-      context: async () => ({ ctx, session, loaders: new Map() }),
-    });
+    const body = await bodyOf(request);
+    const refused = refusedBeforeValidation(schema, body, url.searchParams);
+    if (refused) return refused;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new OperationTimeoutError(limitMs)), limitMs);
+    const bounded = boundedBy({ ...ctx, db: deps.operatorPool.db, sql: deps.operatorPool.sql }, deadline.signal);
+    let result: Awaited<ReturnType<typeof apollo.executeHTTPGraphQLRequest>> | undefined;
+    try {
+      result = await settledOrAbandoned(
+        apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: request.method, headers, search: url.search, body },
+          context: async () => ({ ctx: bounded, session, loaders: new Map(), signal: deadline.signal, aggregates }),
+        }),
+        deadline.signal,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (deadline.signal.aborted) {
+      // The client asked for more than the limit allows, or the database is slow: a warning, not a stack.
+      ctx.log.warn({ request_id: ctx.requestId, operator_id: ctx.actor.operatorId, limit_ms: limitMs }, 'graphql operation timed out');
+    }
+    if (!result) {
+      const error = new OperationTimeoutError(limitMs);
+      return Response.json(
+        { errors: [{ message: error.message, extensions: { code: error.code } }] },
+        { status: 503, headers: { 'cache-control': 'no-store' } },
+      );
+    }
     const responseHeaders = new Headers();
     for (const [name, value] of result.headers) responseHeaders.set(name, value);
     responseHeaders.set('cache-control', 'no-store');
@@ -70,6 +110,46 @@ export async function createGraphQLExecutor(deps: Pick<Deps, 'env' | 'log'>): Pr
     return new Response(stream.pipeThrough(new TextEncoderStream()), { status: result.status ?? 200, headers: responseHeaders });
   };
   return { execute, stop: () => apollo.stop() };
+}
+
+/**
+ * The depth and aggregate bounds, checked before Apollo validates the document (its rules walk every
+ * node, 1.1 s of CPU for 1,000 aliased overviews); a document that does not parse is left to Apollo to
+ * answer. The operationLimits plugin checks the same after validation, with the coerced variables.
+ */
+function refusedBeforeValidation(schema: GraphQLSchema, body: unknown, search: URLSearchParams): Response | undefined {
+  const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : Object.fromEntries(search);
+  const { query, operationName } = fields;
+  if (typeof query !== 'string') return undefined;
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch {
+    return undefined;
+  }
+  const operation = operationOf(document, typeof operationName === 'string' ? operationName : undefined);
+  const variables = fields.variables && typeof fields.variables === 'object' ? (fields.variables as Record<string, unknown>) : {};
+  const error = operation && shapeRefusal(schema, document, operation, variables);
+  if (!error) return undefined;
+  return Response.json(
+    { errors: [{ message: error.message, extensions: { code: error.extensions.code } }] },
+    { status: 400, headers: { 'cache-control': 'no-store' } },
+  );
+}
+
+/** The execution's answer, or undefined when it is still running AFTER_DEADLINE_MS after the deadline. */
+async function settledOrAbandoned<T>(execution: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const abandoned = new Promise<undefined>((resolve) => {
+    const wait = () => (timer = setTimeout(() => resolve(undefined), AFTER_DEADLINE_MS));
+    if (signal.aborted) wait();
+    else signal.addEventListener('abort', wait, { once: true });
+  });
+  try {
+    return await Promise.race([execution, abandoned]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** JSON bodies parsed (Apollo wants the value); anything else passed as text, for Apollo's CSRF and content-type checks to refuse. */

@@ -5,6 +5,7 @@ import { addAllowlistEntry } from '@/server/allowlist/edit';
 import { cliContext } from '@/server/cli/operator-context';
 import { actingFor, contextFor, type Ctx, type OperatorActor } from '@/server/context';
 import type { GraphQLContext } from '@/server/graphql/context';
+import { AggregateSlots } from '@/server/graphql/aggregate-slots';
 import { issueCredential } from '@/server/credentials/issue';
 import { operatorSchema } from '@/server/graphql/schema';
 import { newId } from '@/server/ids';
@@ -225,7 +226,13 @@ describe('partners queries', () => {
           };
         },
       });
-      const contextValue = { ctx: { ...operator, db } as Ctx<OperatorActor>, session: {}, loaders: new Map() } as unknown as GraphQLContext;
+      const contextValue = {
+        ctx: { ...operator, db } as Ctx<OperatorActor>,
+        session: {},
+        loaders: new Map(),
+        signal: new AbortController().signal,
+        aggregates: new AggregateSlots(2),
+      } as unknown as GraphQLContext;
       const result = await execute({
         schema: operatorSchema(),
         contextValue,

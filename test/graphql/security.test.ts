@@ -1,19 +1,24 @@
-import { parse } from 'graphql';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { cliContext } from '@/server/cli/operator-context';
-import { MAX_DEPTH, operationDepth } from '@/server/graphql/limits';
+import { aggregatesOf, MAX_AGGREGATES, MAX_DEPTH, operationDepth, shapeRefusal } from '@/server/graphql/limits';
+import { operatorSchema } from '@/server/graphql/schema';
 import { purgeOldSessions } from '@/server/sessions/purge';
 import { cookieOf, createTestOperator, gql, gqlData, signIn, type TestOperator } from '../support/operator-api';
+import { captureLogs } from '../support/logs';
 import { settle } from '../support/poll';
 import { startTestService, type TestService } from '../support/service';
 
 let svc: TestService;
 let admin: TestOperator;
 let support: TestOperator;
+const logs = captureLogs('info');
 
 beforeAll(async () => {
-  svc = await startTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: '3', SIGN_IN_FAILURES_PER_ADDRESS: '8' });
+  svc = await startTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: '3', SIGN_IN_FAILURES_PER_ADDRESS: '8' }, { log: logs.log });
   admin = await createTestOperator(svc, 'admin');
   support = await createTestOperator(svc, 'support');
 });
@@ -69,6 +74,96 @@ describe('operation bounds', () => {
     );
     const reply = await gql(admin, `{ ${pages} }`);
     expect(reply.errors?.[0]?.extensions?.code).toBe('query_too_costly');
+  });
+});
+
+describe('variables', () => {
+  // Issue 21 item 6: the cost analysis met the raw variables before Apollo coerced them: a 500 and a logged stack.
+  it.each([
+    ['an Int given a string', 'query Q($first: Int!) { partners(first: $first) { nodes { id } } }', { first: 'many' }, /\$first/],
+    ['an ID given an object', 'query Q($id: ID!) { partner(id: $id) { id } }', { id: { $ne: 1 } }, /\$id/],
+    ['a required variable missing', 'query Q($first: Int!) { partners(first: $first) { nodes { id } } }', {}, /\$first/],
+  ])('of the wrong type (%s) are a 400 BAD_USER_INPUT, logged as no error', async (_, query, variables, named) => {
+    const before = logs.lines.length;
+    const reply = await gql(support, query, variables);
+    expect(reply.status).toBe(400);
+    expect(reply.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(reply.errors?.[0]?.message).toMatch(named);
+    const logged = logs.entries().slice(before);
+    expect(logged.filter((e) => Number(e.level) >= 50 || 'err' in e)).toEqual([]);
+    expect(logged.some((e) => e.msg === 'operator request' && e.status === 400)).toBe(true);
+  });
+});
+
+describe('aggregates', () => {
+  const overview = (n: number) =>
+    `{ ${Array.from({ length: n }, (_, i) => `o${i}: overview(windowMinutes: 1440) { attempts }`).join(' ')} }`;
+
+  it(`allows ${MAX_AGGREGATES} in one operation and refuses one more, naming them`, async () => {
+    expect((await gql(support, overview(MAX_AGGREGATES))).errors).toBeUndefined();
+    const reply = await gql(support, overview(MAX_AGGREGATES + 1));
+    expect(reply.status).toBe(400);
+    expect(reply.errors?.[0]?.extensions?.code).toBe('query_too_costly');
+    expect(reply.errors?.[0]?.message).toContain(`Query.overview ×${MAX_AGGREGATES + 1}`);
+    const health = Array.from(
+      { length: MAX_AGGREGATES + 1 },
+      (_, i) => `h${i}: subscriptionHealth(id: "x", windowHours: 168) { attempts }`,
+    );
+    const refused = await gql(support, `{ ${health.join(' ')} }`);
+    expect([refused.status, refused.errors?.[0]?.extensions?.code]).toEqual([400, 'query_too_costly']);
+    expect(refused.errors?.[0]?.message).toContain(`Query.subscriptionHealth ×${MAX_AGGREGATES + 1}`);
+  });
+
+  it('counts a fragment each time it is used, and the latest failures with their overview', async () => {
+    const fragment = 'fragment F on Query { overview { latestFailures { attemptId } } }';
+    expect((await gql(support, `${fragment} query { ...F }`)).errors).toBeUndefined();
+    const twice = await gql(support, `${fragment} query { ...F ... on Query { ...F } }`);
+    expect(twice.errors?.[0]?.extensions?.code).toBe('query_too_costly');
+    expect(twice.errors?.[0]?.message).toContain('Overview.latestFailures ×2');
+  });
+
+  it("counts an aggregate once per row under a list, unless one statement reads the whole list's", () => {
+    const schema = operatorSchema();
+    const count = (query: string, variables = {}) => {
+      const document = parse(query);
+      const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+      return [...aggregatesOf(schema, document, operation, variables).values()].reduce((a, b) => a + b, 0);
+    };
+    expect(count('{ partners(first: 100) { nodes { webhookSubscriptions(first: 100) { nodes { successRate { ratio } } } } } }')).toBe(1);
+    expect(count('query($n: Int) { partners(first: $n) { nodes { goLive { checklist { id } } } } }', { n: 5 })).toBe(5);
+    expect(count('{ partner(id: "p") { goLive { checklist { id } } } }')).toBe(1);
+  });
+
+  it('walks a document not yet validated: a fragment cycle ends, and fragments nested in fragments are walked once each', async () => {
+    const cycle = await gql(support, 'fragment A on Query { ...B } fragment B on Query { ...A me { sessionId } } { ...A }');
+    expect([cycle.status, cycle.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+    // F0 spreads F1 twice, ... F39 reads an overview: 2^39 overviews, were each spread walked anew.
+    const fragments = Array.from({ length: 40 }, (_, i) =>
+      i === 39
+        ? `fragment F${i} on Query { overview { attempts } }`
+        : `fragment F${i} on Query { ...F${i + 1} ... on Query { ...F${i + 1} } }`,
+    );
+    const nested = await gql(support, `${fragments.join(' ')} { ...F0 }`);
+    expect([nested.status, nested.errors?.[0]?.extensions?.code]).toEqual([400, 'query_too_costly']);
+  });
+
+  it('keeps every console operation within the bounds (app/**: graphql(`...`))', () => {
+    const schema = operatorSchema();
+    const files = readdirSync('app', { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
+      .map((f) => path.join('app', f));
+    let operations = 0;
+    for (const file of files) {
+      for (const [, text] of readFileSync(file, 'utf8').matchAll(/graphql\(`([\s\S]*?)`/g)) {
+        const document = parse(text!);
+        for (const d of document.definitions) {
+          if (d.kind !== Kind.OPERATION_DEFINITION) continue;
+          operations++;
+          expect(shapeRefusal(schema, document, d), `${file} ${d.name?.value}`).toBeUndefined();
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(10);
   });
 });
 

@@ -1,8 +1,9 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import { goLiveChecklist } from '@/server/onboarding/go-live-checklist';
 import { goLiveHistory } from '@/server/onboarding/go-live-history';
 import { getPartner } from '@/server/partners/get';
-import type { GraphQLContext } from '../context';
+import { inAggregateSlot, type GraphQLContext } from '../context';
+import { AGGREGATE } from '../limits';
 import { GoLiveChecklistItem, GoLiveDecisionEntry, GoLiveReview } from '../types/partner';
 
 /** The go-live review: its state, the checklist of the partner's sandbox record, and its history. */
@@ -15,11 +16,13 @@ export class GoLiveResolver {
   }
 
   @Authorized()
+  // Eight statements per partner, counting its sandbox quotes and orders: one per row under a list.
+  @Extensions(AGGREGATE)
   @FieldResolver(() => [GoLiveChecklistItem], {
     description: "Computed from the partner's own sandbox activity, each item with its evidence.",
   })
-  checklist(@Root() review: GoLiveReview, @Ctx() { ctx }: GraphQLContext): Promise<GoLiveChecklistItem[]> {
-    return goLiveChecklist({ ctx, input: { partnerId: review.partnerId } });
+  checklist(@Root() review: GoLiveReview, @Ctx() context: GraphQLContext): Promise<GoLiveChecklistItem[]> {
+    return inAggregateSlot(context, () => goLiveChecklist({ ctx: context.ctx, input: { partnerId: review.partnerId } }));
   }
 
   @Authorized()

@@ -1,7 +1,8 @@
-import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import { setSubscriptionStatus } from '@/server/webhooks/set-status';
 import { webhookSuccessRates, type SuccessRate } from '@/server/webhooks/success-rates';
-import { loader, type GraphQLContext } from '../context';
+import { inAggregateSlot, loader, type GraphQLContext } from '../context';
+import { BATCHED_AGGREGATE } from '../limits';
 import { DeliverySuccessRate, SUBSCRIPTION_STATUSES, WebhookSubscription } from '../types/partner';
 
 const SUCCESS_RATE_HOURS = 24;
@@ -9,10 +10,13 @@ const SUCCESS_RATE_HOURS = 24;
 @Resolver(() => WebhookSubscription)
 export class WebhookSubscriptionResolver {
   @Authorized()
+  @Extensions(BATCHED_AGGREGATE)
   @FieldResolver(() => DeliverySuccessRate, { description: 'How its delivery attempts fared over the last 24 hours.' })
   successRate(@Root() subscription: WebhookSubscription, @Ctx() context: GraphQLContext): Promise<DeliverySuccessRate> {
     const rates = loader<string, SuccessRate>(context, 'webhookSuccessRates', async (subscriptionIds) => {
-      const found = await webhookSuccessRates({ ctx: context.ctx, input: { subscriptionIds, hours: SUCCESS_RATE_HOURS } });
+      const found = await inAggregateSlot(context, () =>
+        webhookSuccessRates({ ctx: context.ctx, input: { subscriptionIds, hours: SUCCESS_RATE_HOURS } }),
+      );
       return subscriptionIds.map((id) => found.get(id)!);
     });
     return rates.load(subscription.id);
