@@ -1,0 +1,59 @@
+import { AppError } from '../errors';
+
+export class SignInBusyError extends AppError {
+  constructor() {
+    super('unavailable', 'sign_in_busy', 'Too many sign-ins are being checked right now; retry in a moment.', {
+      headers: { 'retry-after': '1' },
+    });
+  }
+}
+
+/**
+ * At most `concurrency` tasks at once, `queue` more waiting; beyond both a task is refused at once
+ * with SignInBusyError (503, Retry-After: 1) before it starts.
+ */
+export class Gate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly queue: number,
+  ) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) {
+      if (this.waiting.length >= this.queue) throw new SignInBusyError();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running++;
+    }
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next waiter, so `running` never drops below what is running.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+/**
+ * One process's bounds on sign-in work, made by boot. Measured on the 2-core test machine (issue 21
+ * item 1), 200-400 sign-ins at once for one account:
+ * - `check`: scrypt (~16 MiB and 50-70 ms of a core each) on libuv's 4 threads, unbounded, took a
+ *   partner's GET /partner/event-types from p95 15 ms to 80 ms, max 2.9 s. SIGN_IN_CONCURRENCY at once,
+ *   SIGN_IN_QUEUE waiting.
+ * - `reserve`: the throttle's reservations (server/sessions/attempts.ts) wait on one advisory lock per
+ *   account; 400 of them at once held every pooled connection while they waited, and the partner's
+ *   requests queued behind them (p95 5.7 s). Two at a time leave the rest of the pool to everyone else.
+ */
+export interface SignInGates {
+  reserve: Gate;
+  check: Gate;
+}
+
+export function signInGates(env: { SIGN_IN_CONCURRENCY: number; SIGN_IN_QUEUE: number }): SignInGates {
+  return { reserve: new Gate(2, 1_000), check: new Gate(env.SIGN_IN_CONCURRENCY, env.SIGN_IN_QUEUE) };
+}
