@@ -46,7 +46,9 @@ export async function throttledGuess(ctx: Ctx, key: AttemptKey, check: () => Pro
  *
  * Effects: in one short transaction holding advisory locks on the account and on the address (so
  * every process's reservations for either run one at a time), the counts are read and, under the
- * limits, a pending attempt row is written; it counts as a failure until finishAttempt marks it.
+ * limits, a pending attempt row is written (one statement); it counts as a failure until
+ * finishAttempt marks it. A key refused here is refused from memory for a second after
+ * (RecentRefusals), so the rest of a burst does not queue for the lock.
  * So at most the limit of guesses is ever checked, whatever the parallelism, across processes, and a
  * guess whose process died mid-check stays a failure. Returns the attempt's id.
  *
@@ -55,29 +57,42 @@ export async function throttledGuess(ctx: Ctx, key: AttemptKey, check: () => Pro
  */
 async function reserveAttempt(ctx: Ctx, key: AttemptKey): Promise<string> {
   const { env } = ctx;
+  const keys = { pair: `pair ${key.email} ${key.address}`, address: `address ${key.address}`, account: `account ${key.email}` };
+  const refused = ctx.signInGates?.refused;
+  if (refused?.has(Object.values(keys))) throw new RateLimitedError(SIGN_IN_WINDOW_MINUTES * 60, {});
   return withTransaction(ctx, async (tx) => {
     await tx.db.execute(
       sql`select pg_advisory_xact_lock(${ACCOUNT_LOCK}, hashtext(${key.email})), pg_advisory_xact_lock(${ADDRESS_LOCK}, hashtext(${key.address}))`,
     );
-    // A statement of its own after the locks: under read committed it sees what the previous holder committed.
-    const [counts] = await tx.db.execute<{ pair: number; account: number; address: number }>(sql`
-      select count(*) filter (where ${signInAttempts.email} = ${key.email} and ${signInAttempts.address} = ${key.address})::int as pair,
-             count(*) filter (where ${signInAttempts.email} = ${key.email})::int as account,
-             count(*) filter (where ${signInAttempts.address} = ${key.address})::int as address
-        from ${signInAttempts}
-       where (${signInAttempts.email} = ${key.email} or ${signInAttempts.address} = ${key.address})
-         and ${signInAttempts.succeeded} is not true
-         and ${signInAttempts.at} > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})`);
-    if (
-      counts!.pair >= env.SIGN_IN_FAILURES_PER_ACCOUNT_ADDRESS ||
-      counts!.address >= env.SIGN_IN_FAILURES_PER_ADDRESS ||
-      counts!.account >= env.SIGN_IN_FAILURES_PER_ACCOUNT
-    ) {
+    // A statement of its own after the locks: under read committed it sees what the previous holder
+    // committed. It writes the pending attempt only when every count is under its limit.
+    const [row] = await tx.db.execute<{ id: string | null; pair: number; account: number; address: number }>(sql`
+      with counts as (
+        select count(*) filter (where ${signInAttempts.email} = ${key.email} and ${signInAttempts.address} = ${key.address})::int as pair,
+               count(*) filter (where ${signInAttempts.email} = ${key.email})::int as account,
+               count(*) filter (where ${signInAttempts.address} = ${key.address})::int as address
+          from ${signInAttempts}
+         where (${signInAttempts.email} = ${key.email} or ${signInAttempts.address} = ${key.address})
+           and ${signInAttempts.succeeded} is not true
+           and ${signInAttempts.at} > now() - make_interval(mins => ${SIGN_IN_WINDOW_MINUTES})
+      ), reserved as (
+        insert into ${signInAttempts} (id, email, address, succeeded)
+        select ${newId()}, ${key.email}, ${key.address}, null from counts
+         where pair < ${env.SIGN_IN_FAILURES_PER_ACCOUNT_ADDRESS}
+           and address < ${env.SIGN_IN_FAILURES_PER_ADDRESS}
+           and account < ${env.SIGN_IN_FAILURES_PER_ACCOUNT}
+        returning id
+      )
+      select (select id from reserved) as id, pair, account, address from counts`);
+    if (!row?.id) {
+      refused?.add([
+        ...(row!.pair >= env.SIGN_IN_FAILURES_PER_ACCOUNT_ADDRESS ? [keys.pair] : []),
+        ...(row!.address >= env.SIGN_IN_FAILURES_PER_ADDRESS ? [keys.address] : []),
+        ...(row!.account >= env.SIGN_IN_FAILURES_PER_ACCOUNT ? [keys.account] : []),
+      ]);
       throw new RateLimitedError(SIGN_IN_WINDOW_MINUTES * 60, {});
     }
-    const id = newId();
-    await tx.db.insert(signInAttempts).values({ id, email: key.email, address: key.address, succeeded: null });
-    return id;
+    return row.id;
   });
 }
 
