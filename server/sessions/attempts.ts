@@ -21,8 +21,8 @@ export interface AttemptKey {
 
 /**
  * One guess at `key`'s password, throttled: reserves it (reserveAttempt; a 429 over the limits), runs
- * `check` (scrypt) through the process's check gate (server/sessions/sign-in-gates.ts) outside any transaction (a 503 when the gate is
- * full, and the reservation given back, since nothing was checked), and records the outcome.
+ * `check` (scrypt) outside any transaction through the process's check gate (sign-in-gates.ts; a 503
+ * when it is full, and the reservation given back, since nothing was checked), and records the outcome.
  */
 export async function throttledGuess(ctx: Ctx, key: AttemptKey, check: () => Promise<boolean>): Promise<boolean> {
   const gates = ctx.signInGates;
@@ -47,17 +47,21 @@ export async function throttledGuess(ctx: Ctx, key: AttemptKey, check: () => Pro
  * Effects: in one short transaction holding advisory locks on the account and on the address (so
  * every process's reservations for either run one at a time), the counts are read and, under the
  * limits, a pending attempt row is written (one statement); it counts as a failure until
- * finishAttempt marks it. A key refused here is refused from memory for a second after
- * (RecentRefusals), so the rest of a burst does not queue for the lock.
- * So at most the limit of guesses is ever checked, whatever the parallelism, across processes, and a
- * guess whose process died mid-check stays a failure. Returns the attempt's id.
+ * finishAttempt marks it. So at most the limit of guesses is ever checked, whatever the parallelism,
+ * across processes, and a guess whose process died mid-check stays a failure. Returns the attempt's
+ * id. A key refused here is refused from memory for the next second (RecentRefusals), so the rest of
+ * a burst neither queries nor waits for the lock.
  *
  * Per address and account pair, not per account: an attacker at one address cannot lock the real
  * operator (at another) out; only SIGN_IN_FAILURES_PER_ACCOUNT failures from many addresses can.
  */
 async function reserveAttempt(ctx: Ctx, key: AttemptKey): Promise<string> {
   const { env } = ctx;
-  const keys = { pair: `pair ${key.email} ${key.address}`, address: `address ${key.address}`, account: `account ${key.email}` };
+  const keys = {
+    pair: JSON.stringify(['pair', key.email, key.address]),
+    address: JSON.stringify(['address', key.address]),
+    account: JSON.stringify(['account', key.email]),
+  };
   const refused = ctx.signInGates?.refused;
   if (refused?.has(Object.values(keys))) throw new RateLimitedError(SIGN_IN_WINDOW_MINUTES * 60, {});
   return withTransaction(ctx, async (tx) => {
