@@ -80,7 +80,7 @@ export class RecentRefusals {
  * - `check`: scrypt (~16 MiB and 50-70 ms of a core each) on libuv's 4 threads, unbounded, took a
  *   partner's GET /partner/event-types from p95 15 ms to 80 ms, max 2.9 s; 400 at once from 400
  *   addresses ran all 400 checks in 41 s (partner p95 70 ms). SIGN_IN_CONCURRENCY at once,
- *   SIGN_IN_QUEUE waiting: 55-68 of those 400 were checked, the rest refused in 5-7 s (p95 10-20 ms).
+ *   SIGN_IN_QUEUE waiting: 55-97 of those 400 were checked, the rest refused in 5-19 s (p95 10-50 ms).
  * - `reserve`: the throttle's reservations (server/sessions/attempts.ts) wait on one advisory lock per
  *   account; 400 of them at once held every pooled connection while they waited, and the partner's
  *   requests queued behind them (p95 5.7 s). Two at a time leave the rest of the pool to everyone else.
