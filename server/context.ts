@@ -6,6 +6,7 @@ import type { Logger } from './logger';
 import type { Metrics } from './observability';
 import type { Mailer } from './mail/mailer';
 import type { JobQueue } from './outbox/job-queue';
+import type { SignInGates } from './sessions/sign-in-gates';
 import type { Resolver } from './webhooks/url-policy';
 
 export type Environment = 'sandbox' | 'production';
@@ -63,6 +64,8 @@ export interface Deps {
   mailer?: Mailer;
   /** Counters and histograms (server/observability.ts); absent where nothing scrapes (the admin CLI, some tests). */
   metrics?: Metrics;
+  /** Bounds the process's sign-in reservations and password checks (scrypt) at once; absent (the admin CLI), they just run. */
+  signInGates?: SignInGates;
 }
 
 /** What every domain verb receives: who acts, for which request, and the process's dependencies. */
@@ -91,8 +94,8 @@ export function requesterOf(actor: Actor): string {
 
 /** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
 export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {
-  const { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics } = deps;
-  return { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, actor, requestId };
+  const { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, signInGates } = deps;
+  return { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, signInGates, actor, requestId };
 }
 
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */

@@ -89,6 +89,9 @@ function Header({ viewer }: { viewer: Viewer }) {
       <span className="signed-in" aria-label="Signed in as">
         {viewer.operator.email} <span data-testid="role">({viewer.operator.role})</span>
       </span>
+      <Link href="/account" aria-current={pathname === '/account' ? 'page' : undefined}>
+        Change password
+      </Link>
       <button type="button" onClick={signOut} disabled={signingOut}>
         Sign out
       </button>

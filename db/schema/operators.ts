@@ -11,6 +11,9 @@ export const operators = pgTable(
     passwordHash: text('password_hash').notNull(),
     role: operatorRole('role').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // Set: the operator cannot sign in and has no live session (server/operators/disable.ts); the row
+    // stays, so the audit log still names who did what.
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('operators_email_idx').on(t.email)],
 );

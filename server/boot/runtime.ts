@@ -13,6 +13,7 @@ import type { Metrics } from '@/server/observability';
 import { jobQueueNotStarted } from '@/server/outbox/job-queue';
 import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
+import { signInGates } from '@/server/sessions/sign-in-gates';
 import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
 
 /** One process's dependencies: one pool (and the operator API's own), one credential cache, one rate limiter, one job queue client. */
@@ -92,6 +93,7 @@ export function createRuntime({
     credentials: new CredentialCache(client.db, env),
     authFailures: new FailureThrottle(env.AUTH_FAILURES_PER_SECOND),
     rateLimiter: new RateLimiter(client.db),
+    signInGates: signInGates(env),
     requestCounts: new RequestCounter(),
     trustedProxies: env.TRUSTED_PROXY_CIDRS.map((text) => {
       const cidr = parseCidr(text);

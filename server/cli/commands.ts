@@ -6,6 +6,9 @@ import { resendHandover } from '../credentials/resend-handover';
 import { revokeCredential } from '../credentials/revoke';
 import { changeOperatorRole } from '../operators/change-role';
 import { createOperator } from '../operators/create';
+import { disableOperator } from '../operators/disable';
+import { enableOperator } from '../operators/enable';
+import { setOperatorPassword } from '../operators/set-password';
 import { advanceOrder } from '../orders/advance';
 import { ORDER_STATUSES } from '../orders/state-machine';
 import { createPartner } from '../partners/create';
@@ -207,6 +210,52 @@ export const COMMANDS: readonly Command[] = [
     },
     describe: (r) =>
       r.changed ? `Operator ${r.email} (${r.id}) is now ${r.role}.` : `Operator ${r.email} (${r.id}) is already ${r.role}.`,
+  }),
+  command({
+    words: ['operator', 'disable'],
+    summary:
+      'Disable an operator (someone who left): their sessions end at once and sign-in is refused; the audit log keeps their entries. ' +
+      'Refused when no active admin would remain.',
+    flags: { id: { value: 'id' } },
+    input: (f) => ({ id: value.id('id', f.id!) }),
+    run: async (ctx, input) => {
+      const { id, email, disabledAt, changed, sessionsEnded } = await disableOperator({ ctx, input });
+      return { id, email, disabled_at: disabledAt, changed, sessions_ended: sessionsEnded };
+    },
+    describe: (r) =>
+      r.changed
+        ? `Operator ${r.email} (${r.id}) is disabled; ${r.sessions_ended} session(s) ended.`
+        : `Operator ${r.email} (${r.id}) was already disabled.`,
+  }),
+  command({
+    words: ['operator', 'enable'],
+    summary: 'Let a disabled operator sign in again, with the password they had.',
+    flags: { id: { value: 'id' } },
+    input: (f) => ({ id: value.id('id', f.id!) }),
+    run: async (ctx, input) => {
+      const { id, email, changed } = await enableOperator({ ctx, input });
+      return { id, email, disabled_at: null, changed };
+    },
+    describe: (r) => (r.changed ? `Operator ${r.email} (${r.id}) may sign in again.` : `Operator ${r.email} (${r.id}) was not disabled.`),
+  }),
+  command({
+    words: ['operator', 'set-password'],
+    summary:
+      'Give an operator a new password (a forgotten one, or one someone else may know); every session of theirs ends. The password ' +
+      'is the first line on stdin when stdin is not a terminal; otherwise one is generated and printed once.',
+    flags: { id: { value: 'id' } },
+    input: (f) => ({ id: value.id('id', f.id!), password: undefined as string | undefined }),
+    fromStdin: async (input, io) => {
+      const line = await io.stdinLine();
+      return line === undefined ? input : { ...input, password: value.password('password', line, 'password on stdin') };
+    },
+    run: async (ctx, input) => {
+      const { id, email, sessionsEnded, generatedPassword } = await setOperatorPassword({ ctx, input });
+      return { id, email, sessions_ended: sessionsEnded, ...(generatedPassword ? { generated_password: generatedPassword } : {}) };
+    },
+    describe: (r) =>
+      `New password set for ${r.email} (${r.id}); ${r.sessions_ended} session(s) ended.` +
+      (r.generated_password ? `\nPassword: ${r.generated_password}  (not shown again; store it now)` : ''),
   }),
   command({
     words: ['order', 'advance'],

@@ -112,9 +112,16 @@ export const envSchema = z.object({
     .positive()
     .max(24 * 30)
     .default(12),
-  // Failed sign-ins tolerated in 15 minutes, per account and per source address, before a 429.
-  SIGN_IN_FAILURES_PER_ACCOUNT: int(1, 1000).default(5),
+  // Failed sign-ins tolerated in 15 minutes before a 429: per account from one address (what one
+  // guesser gets), per address (any accounts), and per account from every address together (a
+  // distributed guesser; high, so that locking the real operator out takes many addresses).
+  SIGN_IN_FAILURES_PER_ACCOUNT_ADDRESS: int(1, 1000).default(5),
   SIGN_IN_FAILURES_PER_ADDRESS: int(1, 100_000).default(20),
+  SIGN_IN_FAILURES_PER_ACCOUNT: int(1, 100_000).default(100),
+  // Password checks (scrypt, ~16 MiB and 50-70 ms of a core each) running at once in one process, and
+  // how many more may wait; beyond that, 503 at once (server/sessions/sign-in-gates.ts).
+  SIGN_IN_CONCURRENCY: int(1, 64).default(2),
+  SIGN_IN_QUEUE: int(0, 10_000).default(8),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -7,12 +7,20 @@ export interface OperatorSummary {
   email: string;
   role: OperatorRole;
   createdAt: Date;
+  /** Set while the operator is disabled (no sign-in, no session). */
+  disabledAt: Date | null;
 }
 
 /** Operators, newest first (ids sort by creation), `first` plus one to tell whether more follow. No password hash leaves here. */
 export async function listOperators({ ctx, input }: { ctx: Ctx; input: { first: number; after?: string } }): Promise<OperatorSummary[]> {
   return ctx.db
-    .select({ id: operators.id, email: operators.email, role: operators.role, createdAt: operators.createdAt })
+    .select({
+      id: operators.id,
+      email: operators.email,
+      role: operators.role,
+      createdAt: operators.createdAt,
+      disabledAt: operators.disabledAt,
+    })
     .from(operators)
     .where(input.after ? lt(operators.id, input.after) : undefined)
     .orderBy(desc(operators.id))

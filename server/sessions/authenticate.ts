@@ -10,7 +10,8 @@ export interface OperatorSession {
 }
 
 /**
- * The operator a session token belongs to, or undefined when it is unknown, expired or revoked. The
+ * The operator a session token belongs to, or undefined when it is unknown, expired or revoked, or its
+ * operator is disabled. The
  * role is read from the operator on every request, so a changed role applies at once. The session's
  * last use is written at most once a minute.
  */
@@ -31,6 +32,8 @@ export async function authenticateSession(deps: Pick<Deps, 'db'>, token: string)
       and(
         eq(operatorSessions.tokenHash, sessionTokenHash(token)),
         isNull(operatorSessions.revokedAt),
+        // Disabling ends the sessions too; this is the second lock on the same door.
+        isNull(operators.disabledAt),
         gt(operatorSessions.expiresAt, sql`now()`),
       ),
     );

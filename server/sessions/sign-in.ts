@@ -1,12 +1,13 @@
-import { and, count, eq, gt, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { operators, operatorSessions, signInAttempts } from '@/db/schema';
+import { operators, operatorSessions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { contextFor, withTransaction, type Ctx, type OperatorRole } from '../context';
-import { AppError, RateLimitedError } from '../errors';
+import { AppError } from '../errors';
 import { newId } from '../ids';
 import { UNKNOWN_OPERATOR_HASH, verifyPassword } from '../operators/password';
 import { parseOrThrow } from '../validation';
+import { throttledGuess } from './attempts';
 import { newSessionToken, sessionTokenHash } from './token';
 
 export const signInInput = z.strictObject({
@@ -18,8 +19,6 @@ export const signInInput = z.strictObject({
   password: z.string().max(200),
 });
 
-const WINDOW_MINUTES = 15;
-
 export interface SignedIn {
   /** For the cookie only: never stored, never logged. */
   token: string;
@@ -29,9 +28,10 @@ export interface SignedIn {
 }
 
 /**
- * Signs an operator in: one answer for an unknown e-mail and a wrong password (and the same scrypt
- * cost for both), and a 429 once an account or a source address has failed too often in 15 minutes,
- * counted in the database so every web process shares the bound.
+ * Signs an operator in: one answer for an unknown e-mail, a wrong password and a disabled operator (and
+ * the same scrypt cost for each), and a 429 once the account from this address, the address, or the
+ * account from everywhere has failed too often in 15 minutes (server/sessions/attempts.ts: counted in
+ * the database and reserved before the check, so the bound holds under any parallelism, across processes).
  */
 export async function signIn({
   ctx,
@@ -41,15 +41,27 @@ export async function signIn({
   input: z.input<typeof signInInput> & { address: string; userAgent?: string };
 }): Promise<SignedIn> {
   const { email, password } = parseOrThrow(signInInput, { email: input.email, password: input.password });
-  await refuseWhenThrottled(ctx, email, input.address);
-  const [operator] = await ctx.db.select().from(operators).where(eq(operators.email, email));
-  const matches = await verifyPassword(password, operator?.passwordHash ?? UNKNOWN_OPERATOR_HASH);
-  const ok = operator !== undefined && matches;
-  await ctx.db.insert(signInAttempts).values({ id: newId(), email, address: input.address, succeeded: ok });
-  if (!ok) throw new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
+  // Looked up once the guess is reserved: the rest of a refused burst costs no query.
+  const found: { operator?: typeof operators.$inferSelect } = {};
+  const ok = await throttledGuess(ctx, { email, address: input.address }, async () => {
+    [found.operator] = await ctx.db.select().from(operators).where(eq(operators.email, email));
+    const matches = await verifyPassword(password, found.operator?.passwordHash ?? UNKNOWN_OPERATOR_HASH);
+    // A disabled operator's right password gets the same answer as a wrong one, after the same scrypt.
+    return found.operator !== undefined && found.operator.disabledAt === null && matches;
+  });
+  const operator = found.operator;
+  if (!ok || !operator) throw new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
 
   const actor = { kind: 'operator' as const, operatorId: operator.id, email: operator.email, role: operator.role };
   return withTransaction(contextFor(ctx, actor, ctx.requestId), async (tx) => {
+    // Disabled between the check and here: no session. The row lock orders this after a disable, whose
+    // sessions sweep would otherwise miss a session inserted after it.
+    const [still] = await tx.db
+      .select({ disabledAt: operators.disabledAt })
+      .from(operators)
+      .where(eq(operators.id, operator.id))
+      .for('share');
+    if (!still || still.disabledAt !== null) throw new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
     const token = newSessionToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + ctx.env.OPERATOR_SESSION_HOURS * 3_600_000);
@@ -67,18 +79,4 @@ export async function signIn({
     await recordAudit(tx, { action: 'operator.sign_in', targetType: 'session', targetId: sessionId, after: { address: input.address } });
     return { token, sessionId, expiresAt, operator: { id: operator.id, email: operator.email, role: operator.role } };
   });
-}
-
-async function refuseWhenThrottled(ctx: Ctx, email: string, address: string): Promise<void> {
-  const since = sql`now() - make_interval(mins => ${WINDOW_MINUTES})`;
-  const failures = (column: typeof signInAttempts.email | typeof signInAttempts.address, value: string) =>
-    ctx.db
-      .select({ n: count() })
-      .from(signInAttempts)
-      .where(and(eq(column, value), eq(signInAttempts.succeeded, false), gt(signInAttempts.at, since)))
-      .then(([row]) => row?.n ?? 0);
-  const [byAccount, byAddress] = await Promise.all([failures(signInAttempts.email, email), failures(signInAttempts.address, address)]);
-  if (byAccount >= ctx.env.SIGN_IN_FAILURES_PER_ACCOUNT || byAddress >= ctx.env.SIGN_IN_FAILURES_PER_ADDRESS) {
-    throw new RateLimitedError(WINDOW_MINUTES * 60, {});
-  }
 }

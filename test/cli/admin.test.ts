@@ -252,7 +252,7 @@ describe('admin CLI', () => {
     const [ops] = await sql`select id from operators where email = 'ops@example.com'`;
     const before = await counts();
     const err = await refused(['operator', 'set-role', '--id', only!.id, '--role', 'support'], 1, 'last_admin');
-    expect(err.message).toMatch(/no admin/);
+    expect(err.message).toMatch(/no active admin/);
     expect(await counts()).toEqual(before);
 
     expect(await ok(['operator', 'set-role', '--id', ops!.id, '--role', 'admin'])).toEqual({
@@ -268,6 +268,63 @@ describe('admin CLI', () => {
     expect(audit).toEqual([{ actor: 'operator:cli', before: { role: 'support' }, after: { role: 'admin' } }]);
     await refused(['operator', 'set-role', '--id', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--role', 'admin'], 1, 'resource_missing');
   });
+
+  it('disables and enables an operator (sessions end, sign-in refused, audited as the CLI); sets a password from stdin', async () => {
+    const [ops] = await sql`select id from operators where email = 'ops@example.com'`;
+    const id = ops!.id as string;
+    // ops@example.com is the only admin after the test above: another, so it may be disabled.
+    const [second] = await sql`select id from operators where email = 'generated@example.com'`;
+    await ok(['operator', 'set-role', '--id', second!.id, '--role', 'admin']);
+    const signIn = (password: string) =>
+      fetch(`${svc.url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@example.com', password }),
+      });
+    const session = (await signIn('correct horse battery')).headers.get('set-cookie')!.split(';')[0]!;
+    const me = () =>
+      fetch(`${svc.url}/api/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: session },
+        body: JSON.stringify({ query: '{ me { operator { id } } }' }),
+      }).then((r) => r.status);
+    expect(await me()).toBe(200);
+
+    const disabled = await ok(['operator', 'disable', '--id', id]);
+    expect(disabled).toMatchObject({ id, email: 'ops@example.com', changed: true, sessions_ended: 1 });
+    expect(disabled.disabled_at).toEqual(expect.any(String));
+    expect(await me()).toBe(401);
+    expect((await signIn('correct horse battery')).status).toBe(401);
+    expect(await ok(['operator', 'disable', '--id', id])).toMatchObject({ changed: false, sessions_ended: 0 });
+    expect((await run(['operator', 'enable', '--id', id])).stdout.trim()).toBe(`Operator ops@example.com (${id}) may sign in again.`);
+    expect((await signIn('correct horse battery')).status).toBe(200);
+    const audit = await sql`select actor, action from audit_log where target_id = ${id} and action like 'operator.%able' order by at, id`;
+    expect(audit).toEqual([
+      { actor: 'operator:cli', action: 'operator.disable' },
+      { actor: 'operator:cli', action: 'operator.enable' },
+    ]);
+    // The last active admin cannot be disabled.
+    const others = await sql`select id from operators where role = 'admin' and disabled_at is null and id <> ${id}`;
+    for (const { id: other } of others) await ok(['operator', 'disable', '--id', other]);
+    await refused(['operator', 'disable', '--id', id], 1, 'last_admin');
+    for (const { id: other } of others) await ok(['operator', 'enable', '--id', other]);
+
+    // A new password from stdin: every session ends, the old password stops working, nothing is printed of it.
+    const set = await run(['operator', 'set-password', '--id', id, '--json'], undefined, 'a new password from stdin\n');
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.json).toEqual({ id, email: 'ops@example.com', sessions_ended: 1 });
+    expect(set.stdout + set.stderr).not.toContain('a new password from stdin');
+    expect((await signIn('correct horse battery')).status).toBe(401);
+    expect((await signIn('a new password from stdin')).status).toBe(200);
+    await refused(['operator', 'set-password', '--id', id], 2, 'parameter_invalid', 'short\n');
+    const generated = await ok(['operator', 'set-password', '--id', id]);
+    expect((await signIn(generated.generated_password)).status).toBe(200);
+    expect(await sql`select actor, after from audit_log where target_id = ${id} and action = 'operator.password.set'`).toEqual([
+      { actor: 'operator:cli', after: { sessions_ended: 1 } },
+      { actor: 'operator:cli', after: { sessions_ended: 1 } },
+    ]);
+    // Some 16 commands, each a tsx child process: seconds each on a loaded machine.
+  }, 120_000);
 
   it('advances an order along the state machine and refuses an illegal move', async () => {
     const cred = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'sandbox']);
@@ -330,6 +387,9 @@ describe('admin CLI', () => {
         'rate-limit set',
         'operator create',
         'operator set-role',
+        'operator disable',
+        'operator enable',
+        'operator set-password',
       ]) {
         expect(r.stdout).toContain(c);
       }

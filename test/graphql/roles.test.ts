@@ -14,9 +14,10 @@ import { createTestOperator, gql, type TestOperator } from '../support/operator-
 import { startTestService, type TestService } from '../support/service';
 
 // The role policy, written out here rather than read from the decorators it checks: support reads
-// everything, redelivers, replays, enables and disables subscriptions, and ends its own sessions;
+// everything, redelivers, replays, enables and disables subscriptions, ends its own sessions and
+// changes its own password;
 // every other mutation is admin's.
-const SUPPORT_MAY = new Set(['redeliverEvent', 'startReplay', 'cancelReplay', 'setSubscriptionStatus', 'revokeSession']);
+const SUPPORT_MAY = new Set(['redeliverEvent', 'startReplay', 'cancelReplay', 'setSubscriptionStatus', 'revokeSession', 'changePassword']);
 
 let svc: TestService;
 let admin: TestOperator;

@@ -23,6 +23,7 @@ const OperatorsPage = graphql(`
         email
         role
         createdAt
+        disabledAt
       }
     }
     sessions(first: 100) {
@@ -60,6 +61,24 @@ const ChangeRole = graphql(`
   }
 `);
 
+const DisableOperator = graphql(`
+  mutation DisableOperator($id: ID!) {
+    disableOperator(id: $id) {
+      id
+      disabledAt
+    }
+  }
+`);
+
+const EnableOperator = graphql(`
+  mutation EnableOperator($id: ID!) {
+    enableOperator(id: $id) {
+      id
+      disabledAt
+    }
+  }
+`);
+
 const RevokeSession = graphql(`
   mutation RevokeSession($id: ID!) {
     revokeSession(id: $id)
@@ -83,7 +102,7 @@ function OperatorsForAdmin() {
       <h1>Operators</h1>
       <ErrorList errors={apiErrors(error)} />
       <CreateOperatorForm onCreated={refresh} />
-      <h2>Operators and roles</h2>
+      <h2>Operators, roles and status</h2>
       <DataTable
         caption="Everyone who can sign in to the console"
         columns={operatorColumns(refresh)}
@@ -193,10 +212,53 @@ function RoleCell({ row, onChanged }: { row: OperatorRow; onChanged: () => void 
   );
 }
 
+function StatusCell({ row, onChanged }: { row: OperatorRow; onChanged: () => void }) {
+  const [disabling, disable] = useMutation(DisableOperator);
+  const [enabling, enable] = useMutation(EnableOperator);
+  const errors = apiErrors(disabling.error ?? enabling.error);
+  return (
+    <>
+      {row.disabledAt ? (
+        <>
+          <span>Disabled {formatTime(row.disabledAt)}</span>{' '}
+          <ConfirmButton
+            label="Enable"
+            title={`Let ${row.email} sign in again?`}
+            description="They sign in with the password they had; their old sessions stay ended."
+            confirmLabel="Enable operator"
+            disabled={enabling.fetching}
+            onConfirm={async () => {
+              const done = await enable({ id: row.id });
+              if (done.data) onChanged();
+            }}
+          />
+        </>
+      ) : (
+        <>
+          <span>Active</span>{' '}
+          <ConfirmButton
+            label="Disable"
+            title={`Disable ${row.email}?`}
+            description="Every session of theirs ends at once and they can no longer sign in. Their entries stay in the audit log; you can enable them again."
+            confirmLabel="Disable operator"
+            disabled={disabling.fetching}
+            onConfirm={async () => {
+              const done = await disable({ id: row.id });
+              if (done.data) onChanged();
+            }}
+          />
+        </>
+      )}
+      <ErrorList errors={errors} />
+    </>
+  );
+}
+
 function operatorColumns(refresh: () => void): ColumnDef<OperatorRow, unknown>[] {
   return [
     { header: 'E-mail', accessorKey: 'email' },
     { header: 'Role', cell: ({ row }) => <RoleCell row={row.original} onChanged={refresh} /> },
+    { header: 'Status', cell: ({ row }) => <StatusCell row={row.original} onChanged={refresh} /> },
     { header: 'Added', cell: ({ row }) => formatTime(row.original.createdAt) },
   ];
 }

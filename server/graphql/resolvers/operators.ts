@@ -1,7 +1,10 @@
-import { Arg, Args, Authorized, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { OperatorRole } from '@/server/context';
 import { changeOperatorRole } from '@/server/operators/change-role';
+import { changeOwnPassword } from '@/server/operators/change-password';
 import { createOperator } from '@/server/operators/create';
+import { disableOperator } from '@/server/operators/disable';
+import { enableOperator } from '@/server/operators/enable';
 import { listOperators } from '@/server/operators/list';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
 import type { GraphQLContext } from '../context';
@@ -20,6 +23,12 @@ class CreateOperatorResult {
     description: 'Set only when no password was given: the generated one, shown this once (only its hash is stored).',
   })
   generatedPassword!: string | null;
+}
+
+@ObjectType('ChangePasswordResult')
+class ChangePasswordResult {
+  @Field(() => Int, { description: 'Your other sessions that were ended (this one stays).' })
+  sessionsEnded!: number;
 }
 
 @Resolver()
@@ -41,7 +50,7 @@ export class OperatorsResolver {
     @Arg('password', () => String, { nullable: true }) password?: string | null,
   ): Promise<CreateOperatorResult> {
     const { generatedPassword, ...operator } = await createOperator({ ctx, input: { email, role, password: password ?? undefined } });
-    return { operator, generatedPassword: generatedPassword ?? null };
+    return { operator: { ...operator, disabledAt: null }, generatedPassword: generatedPassword ?? null };
   }
 
   @Authorized('admin')
@@ -55,5 +64,37 @@ export class OperatorsResolver {
   ): Promise<Operator> {
     const { changed: _changed, ...operator } = await changeOperatorRole({ ctx, input: { id, role } });
     return operator;
+  }
+
+  @Authorized('admin')
+  @Mutation(() => Operator, {
+    description:
+      'Disables an operator: every session of theirs ends at once and sign-in is refused (the same 401 as a wrong password); ' +
+      'the audit log keeps their entries. Refused (last_admin) when no active admin would remain.',
+  })
+  async disableOperator(@Ctx() { ctx }: GraphQLContext, @Arg('id', () => ID) id: string): Promise<Operator> {
+    const { changed: _changed, sessionsEnded: _ended, ...operator } = await disableOperator({ ctx, input: { id } });
+    return operator;
+  }
+
+  @Authorized('admin')
+  @Mutation(() => Operator, { description: 'Lets a disabled operator sign in again, with the password they had.' })
+  async enableOperator(@Ctx() { ctx }: GraphQLContext, @Arg('id', () => ID) id: string): Promise<Operator> {
+    const { changed: _changed, ...operator } = await enableOperator({ ctx, input: { id } });
+    return operator;
+  }
+
+  @Authorized()
+  @Mutation(() => ChangePasswordResult, {
+    description:
+      'Changes your own password (at least 12 characters); the current one is required, and a wrong one counts as a failed ' +
+      'sign-in. Your other sessions end; this one stays.',
+  })
+  async changePassword(
+    @Ctx() { ctx, session }: GraphQLContext,
+    @Arg('currentPassword', () => String) currentPassword: string,
+    @Arg('newPassword', () => String) newPassword: string,
+  ): Promise<ChangePasswordResult> {
+    return changeOwnPassword({ ctx, input: { currentPassword, newPassword, sessionId: session.sessionId } });
   }
 }

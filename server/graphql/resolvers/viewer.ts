@@ -16,7 +16,8 @@ export class ViewerResolver {
   me(@Ctx() { ctx, session }: GraphQLContext): Viewer {
     const { operatorId, email, role } = ctx.actor;
     return {
-      operator: { id: operatorId, email: email ?? '', role, createdAt: null },
+      // A disabled operator has no session, so whoever asks is enabled.
+      operator: { id: operatorId, email: email ?? '', role, createdAt: null, disabledAt: null },
       sessionId: session.sessionId,
       sessionExpiresAt: session.expiresAt,
       allowedMutations: allowedMutations(role),

@@ -20,6 +20,9 @@ export class Operator {
 
   @Field(() => Date, { nullable: true })
   createdAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Set while the operator is disabled: no sign-in, no session.' })
+  disabledAt!: Date | null;
 }
 
 @ObjectType('Session', { description: 'A signed-in session. Its token is never shown: it lives only in the cookie.' })
