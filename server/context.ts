@@ -6,7 +6,7 @@ import type { Logger } from './logger';
 import type { Metrics } from './observability';
 import type { Mailer } from './mail/mailer';
 import type { JobQueue } from './outbox/job-queue';
-import type { Resolver } from './webhooks/url-policy';
+import type { Resolver } from './delivery/url-policy';
 
 export type Environment = 'sandbox' | 'production';
 

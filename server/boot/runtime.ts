@@ -13,7 +13,7 @@ import type { Metrics } from '@/server/observability';
 import { jobQueueNotStarted } from '@/server/outbox/job-queue';
 import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
-import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
+import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
 
 /** One process's dependencies: one pool, one credential cache, one rate limiter, one job queue client. */
 export interface Runtime extends Deps {

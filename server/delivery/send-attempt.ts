@@ -5,6 +5,7 @@ import type { PostOutcome, WebhookClient } from './http-client';
 import { signingSecrets } from './secrets';
 import { deliveryHeaders } from './signing';
 import { checkWebhookUrl } from './url-policy';
+import { receivesDeliveries } from './disabled';
 
 export const USER_AGENT = 'PartnerDeliveryPlatform-Webhooks/1.0';
 
@@ -22,7 +23,7 @@ export interface AttemptOutcome {
  */
 export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient): Promise<AttemptOutcome> {
   const startedAt = new Date();
-  if (claimed.sub_status !== 'enabled' || claimed.deleted_at) return { claimed, startedAt };
+  if (!receivesDeliveries({ status: claimed.sub_status, deletedAt: claimed.deleted_at })) return { claimed, startedAt };
   try {
     return { claimed, startedAt, outcome: await send(ctx, claimed, client, startedAt) };
   } catch (error) {

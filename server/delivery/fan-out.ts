@@ -3,6 +3,7 @@ import { events, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
 import type { ClaimedAttempt } from './claimed-attempt';
+import { receivesDeliveries } from './disabled';
 
 export interface FanOutResult {
   /** Events found (a purged one is not). */
@@ -62,7 +63,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         .filter((s) =>
           event.type === 'webhook.test' ? s.id === event.objectId : s.eventFilters.length === 0 || s.eventFilters.includes(event.type),
         )
-        .map((subscription) => ({ event, subscription, enabled: subscription.status === 'enabled' })),
+        .map((subscription) => ({ event, subscription, enabled: receivesDeliveries(subscription) })),
     );
     if (pairs.length === 0) return { found: found.length, claimed: [], skipped: 0 };
     const rows = pairs.map(({ event, subscription, enabled }) => ({

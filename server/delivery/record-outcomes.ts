@@ -1,10 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import { eq } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
 import { enqueue } from '../outbox/enqueue';
 import { DELIVER } from '../outbox/queues';
-import type { AttemptOutcome } from './attempt';
+import { recordFailingStreak } from './disabled';
+import type { AttemptOutcome } from './send-attempt';
 import type { PostOutcome } from './http-client';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
 
@@ -177,16 +178,7 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
         { startAfterSeconds: Math.max(1, Math.round(delay)) },
       );
     }
-    // 410: the receiver says the endpoint is gone. Otherwise, failing for the whole auto-disable period disables it.
-    const autoDisableSeconds = Math.round(ctx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS * 3600);
-    await tx.db.execute(sql`
-      update ${webhookSubscriptions} set
-        failing_since = coalesce(failing_since, ${startedAt.toISOString()}::timestamptz),
-        status = case when ${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'disabled'::webhook_subscription_status else status end,
-        disabled_reason = case when status = 'disabled' then disabled_reason when ${gone} then 'gone'
-          when coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'too_many_failures' else disabled_reason end,
-        updated_at = case when status = 'enabled' and (${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds})) then now() else updated_at end
-      where id = ${claimed.subscription_id}`);
+    await recordFailingStreak(tx, { subscriptionId: claimed.subscription_id, failedAt: startedAt, gone });
   });
   return result;
 }
