@@ -138,11 +138,3 @@ export function loadEnvOrExit(): Env {
     throw e;
   }
 }
-
-let cached: Env | undefined;
-
-/** The process-wide settings, validated on first use. */
-export function env(): Env {
-  cached ??= loadEnv();
-  return cached;
-}

@@ -17,12 +17,39 @@ export interface ClaimedAttempt {
   event_type: string;
   url: string;
   sub_status: 'enabled' | 'disabled';
-  deleted_at: string | Date | null;
+  deleted_at: Date | null;
   environment: Environment;
   secret_sealed: string;
-  /** As stored: a list, or its JSON text (postgres.js hands jsonb back as text here). */
+  previous_secrets: PreviousSecret[];
+  envelope: EventEnvelope;
+  /** When the attempt was due (the event's creation for a first attempt, the retry time after): delivery lag is measured from it. */
+  due_at: Date | null;
+}
+
+/**
+ * A claimed attempt as the claiming statements read it: jsonb comes back as text where Drizzle set
+ * the shared client to hand json back unparsed, and times as text from a raw statement.
+ */
+export type ClaimedAttemptRow = Omit<ClaimedAttempt, 'deleted_at' | 'previous_secrets' | 'envelope' | 'due_at'> & {
+  deleted_at: string | Date | null;
   previous_secrets: PreviousSecret[] | string;
   envelope: EventEnvelope | string;
-  /** When the attempt was due (the event's creation for a first attempt, the retry time after): delivery lag is measured from it. */
-  due_at?: string | Date | null;
+  due_at: string | Date | null;
+};
+
+/** Parses a row once, where it is read (claim.ts, fan-out.ts): everything after sees typed values. */
+export function claimedAttemptOf(row: ClaimedAttemptRow): ClaimedAttempt {
+  return {
+    ...row,
+    deleted_at: dateOf(row.deleted_at),
+    previous_secrets:
+      typeof row.previous_secrets === 'string' ? (JSON.parse(row.previous_secrets) as PreviousSecret[]) : row.previous_secrets,
+    // Parsed as stored: JSON.parse keeps the stored key order, so the body signed and sent is the envelope as written.
+    envelope: typeof row.envelope === 'string' ? (JSON.parse(row.envelope) as EventEnvelope) : row.envelope,
+    due_at: dateOf(row.due_at),
+  };
+}
+
+function dateOf(value: string | Date | null): Date | null {
+  return value === null ? null : value instanceof Date ? value : new Date(value);
 }

@@ -8,6 +8,7 @@ import { recordFailingStreak } from './disabled';
 import type { AttemptOutcome } from './send-attempt';
 import type { PostOutcome } from './http-client';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
+import { anyOfRaw } from '@/db/lists';
 
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
@@ -121,17 +122,23 @@ async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
       -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
       update webhook_deliveries d set status = 'succeeded', claimed_until = null, attempts = greatest(d.attempts, done.attempt),
         last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
-      from done where d.id = done.delivery_id and d.id = any(string_to_array(${rows.map((r) => r.delivery_id).join(',')}, ','))
+      from done where d.id = done.delivery_id and d.id = ${anyOfRaw(
+        ctx.sql,
+        rows.map((r) => r.delivery_id),
+      )}
     )
     update webhook_subscriptions set failing_since = null
-    where id = any(string_to_array(${[...new Set(rows.map((r) => r.subscription_id))].join(',')}, ',')) and failing_since is not null`;
+    where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null`;
 }
 
 /** Attempts not made because the subscription was disabled or deleted meanwhile: the delivery is skipped (a replay can send it). */
 async function recordSkips(ctx: Ctx, skips: AttemptOutcome[]): Promise<void> {
   await ctx.sql`
     update webhook_deliveries set status = 'skipped', attempts = attempts - 1, claimed_until = null, updated_at = now()
-    where id = any(string_to_array(${skips.map((s) => s.claimed.id).join(',')}, ',')) and status = 'pending'`;
+    where id = ${anyOfRaw(
+      ctx.sql,
+      skips.map((s) => s.claimed.id),
+    )} and status = 'pending'`;
 }
 
 async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptOutcome): Promise<AttemptResult> {
