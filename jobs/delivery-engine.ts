@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import type { Ctx, Deps } from '@/server/context';
 import { newId } from '@/server/ids';
-import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/webhooks/attempt';
-import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/webhooks/claims';
-import type { ClaimedAttempt } from '@/server/webhooks/claimed-attempt';
-import { createWebhookClient, type WebhookClient } from '@/server/webhooks/http-client';
-import { recordOutcomes, type RecordResult } from '@/server/webhooks/record';
+import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/delivery/send-attempt';
+import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/delivery/leases';
+import type { ClaimedAttempt } from '@/server/delivery/claimed-attempt';
+import { createWebhookClient, type WebhookClient } from '@/server/delivery/http-client';
+import { recordOutcomes, type RecordResult } from '@/server/delivery/record-outcomes';
 import { beat, leave } from '@/server/workers/heartbeat';
 import { jobContext } from './definition';
 

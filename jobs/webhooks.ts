@@ -1,6 +1,6 @@
 import { DELIVER, FAN_OUT } from '@/server/outbox/queues';
-import { claimAttempts } from '@/server/webhooks/claim';
-import { fanOutEvents } from '@/server/webhooks/fan-out';
+import { claimAttempts } from '@/server/delivery/claim';
+import { fanOutEvents } from '@/server/delivery/fan-out';
 import { defineJob, jobContext } from './definition';
 import { deliveryEngineOf } from './delivery-engine';
 

@@ -7,7 +7,7 @@ import type { Metrics } from './observability';
 import type { Mailer } from './mail/mailer';
 import type { JobQueue } from './outbox/job-queue';
 import type { SignInGates } from './sessions/sign-in-gates';
-import type { Resolver } from './webhooks/url-policy';
+import type { Resolver } from './delivery/url-policy';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -52,7 +52,14 @@ export interface Deps {
   log: Logger;
   /** The pool through Drizzle; inside withTransaction, the open transaction. */
   db: Executor;
-  /** The same pool, raw: the delivery hot path runs prepared postgres.js statements. */
+  /**
+   * The same pool, raw (postgres.js prepared statements), and always OUTSIDE any transaction: in a ctx
+   * from withTransaction it is still the pool, so a statement on it commits on its own, at once. The
+   * right handle for one statement that is atomic by itself and must neither wait for nor roll back
+   * with the caller's transaction: the delivery hot path (claims, lease renewals, recorded successes).
+   * A raw statement that belongs to the open transaction goes through `rawSqlOf(ctx.db)` (db/client.ts),
+   * as emitEvent's does.
+   */
   sql: postgres.Sql;
   /** Where server/outbox enqueues jobs (pg-boss, wired by server/boot). */
   jobs: JobQueue;

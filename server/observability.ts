@@ -17,9 +17,3 @@ export interface Metrics {
   /** A delivery reached its final state (succeeded, failed, skipped). */
   delivery(result: string): void;
 }
-
-export const noMetrics: Metrics = {
-  httpRequest: () => {},
-  attempt: () => {},
-  delivery: () => {},
-};

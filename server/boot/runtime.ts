@@ -14,7 +14,7 @@ import { jobQueueNotStarted } from '@/server/outbox/job-queue';
 import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
 import { signInGates } from '@/server/sessions/sign-in-gates';
-import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
+import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
 
 /** One process's dependencies: one pool (and the operator API's own), one credential cache, one rate limiter, one job queue client. */
 export interface Runtime extends Deps {

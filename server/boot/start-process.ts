@@ -16,7 +16,7 @@ import { buildOpenApiDocument } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
 import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
-import type { Resolver } from '@/server/webhooks/url-policy';
+import type { Resolver } from '@/server/delivery/url-policy';
 import { createMetrics, frontDoorMetrics, serveMetrics } from './metrics';
 import { seedDemo, type DemoCredentials } from './demo-seed';
 import { trackForDrain, type HttpDrain } from './http-drain';

@@ -151,11 +151,3 @@ export function loadEnvOrExit(): Env {
     throw e;
   }
 }
-
-let cached: Env | undefined;
-
-/** The process-wide settings, validated on first use. */
-export function env(): Env {
-  cached ??= loadEnv();
-  return cached;
-}

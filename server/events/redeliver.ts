@@ -5,6 +5,7 @@ import { requesterOf, withTransaction, type TenantCtx } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { acceptedTypes } from '../replays/select';
 import { resendEvents } from '../webhooks/resend';
+import { receivesDeliveries } from '../delivery/disabled';
 
 /**
  * Sends one event again, with its original envelope and id: to the given subscription, or to every
@@ -30,12 +31,12 @@ export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { 
         ),
       );
     if (input.webhook_id && subscriptions.length === 0) throw new NotFoundError('webhook subscription', input.webhook_id);
-    if (input.webhook_id && subscriptions[0]!.status !== 'enabled') {
+    if (input.webhook_id && !receivesDeliveries(subscriptions[0]!)) {
       throw new ConflictError('subscription_disabled', 'This subscription is disabled: enable it (PATCH status) before sending to it.');
     }
     const targets = subscriptions.filter(
       (s) =>
-        s.status === 'enabled' &&
+        receivesDeliveries(s) &&
         (input.webhook_id
           ? true
           : event.type === 'webhook.test'

@@ -11,6 +11,7 @@ import { livemode } from '../context';
 import { presentReplay, windowOf } from './present';
 import type { CreateReplayInput, ReplayResource } from './schemas';
 import { acceptedTypes, countMatching, pageOfMatching } from './select';
+import { receivesDeliveries } from '../delivery/disabled';
 
 const MAX_WINDOW_SECONDS = 30 * 86_400;
 const DRY_RUN_SAMPLE = 10;
@@ -89,7 +90,7 @@ export async function createReplay({
         },
       };
     }
-    if (sub.status !== 'enabled') {
+    if (!receivesDeliveries(sub)) {
       throw new ConflictError('subscription_disabled', 'This subscription is disabled: enable it (PATCH status) before replaying to it.');
     }
     const [running] = await tx.db

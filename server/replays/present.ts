@@ -3,6 +3,7 @@ import type { webhookReplays } from '@/db/schema';
 import { livemode, type Ctx } from '../context';
 import { unixSeconds } from '../time';
 import type { ReplayResource } from './schemas';
+import { anyOf } from '@/db/lists';
 
 export type ReplayRow = typeof webhookReplays.$inferSelect;
 
@@ -12,7 +13,7 @@ export async function presentReplays(ctx: Ctx, rows: ReplayRow[]): Promise<Repla
   if (rows.length > 0) {
     const outcomes = await ctx.db.execute<{ replay_id: string; status: string; n: number }>(sql`
       select replay_id, status, count(*)::int as n from webhook_deliveries
-      where replay_id = any(string_to_array(${rows.map((r) => r.id).join(',')}, ',')) and status in ('succeeded', 'failed')
+      where replay_id = ${anyOf(rows.map((r) => r.id))} and status in ('succeeded', 'failed')
       group by replay_id, status`);
     for (const o of outcomes) {
       const c = counts.get(o.replay_id) ?? { delivered: 0, failed: 0 };

@@ -6,6 +6,7 @@ import { REPLAY_PAGE } from '../outbox/queues';
 import { resendEvents } from '../webhooks/resend';
 import { requesterOfReplay, windowOf } from './present';
 import { acceptedTypes, pageOfMatching } from './select';
+import { receivesDeliveries } from '../delivery/disabled';
 
 // Events per page, and the pacing: the next page waits while half a page of this replay's deliveries
 // is still on its way, and backs off while the receiver is failing. So a backfill follows the
@@ -35,7 +36,7 @@ export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayI
       .select()
       .from(webhookSubscriptions)
       .where(and(eq(webhookSubscriptions.id, replay.subscriptionId), isNull(webhookSubscriptions.deletedAt)));
-    if (!sub || sub.status !== 'enabled') return finish('failed');
+    if (!sub || !receivesDeliveries(sub)) return finish('failed');
 
     const [busy] = await tx.db.execute<{ n: number }>(sql`
       select count(*)::int as n from webhook_deliveries

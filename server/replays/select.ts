@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Ctx, Environment } from '../context';
 import { EVENT_CATALOG } from '../events/catalog';
+import { anyOf } from '@/db/lists';
 
 export interface ReplayWindow {
   partnerId: string;
@@ -33,7 +34,7 @@ function matching(w: ReplayWindow): SQL {
     left join webhook_deliveries d on d.event_id = e.id and d.subscription_id = ${w.subscriptionId}
     where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
       and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz
-      and e.type = any(string_to_array(${w.types.join(',')}, ','))
+      and e.type = ${anyOf(w.types)}
       and (e.type <> 'webhook.test' or e.object_id = ${w.subscriptionId})
       and ${mode}`;
 }

@@ -1,8 +1,8 @@
 import { asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Ctx, OperatorActor } from '../context';
-import { USER_AGENT } from './attempt';
-import { deliveryHeaders } from './signing';
+import { USER_AGENT } from '../delivery/send-attempt';
+import { deliveryHeaders } from '../delivery/signing';
 
 /** What the console shows of a response body: enough to recognise an error page. */
 export const BODY_EXCERPT_CHARS = 2048;

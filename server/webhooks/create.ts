@@ -6,8 +6,8 @@ import { UnprocessableError } from '../errors';
 import { newId } from '../ids';
 import { presentWebhook } from './present';
 import type { CreateWebhookInput, WebhookResource } from './schemas';
-import { sealSecret } from './secrets';
-import { generateWebhookSecret } from './signing';
+import { sealSecret } from '../delivery/secrets';
+import { generateWebhookSecret } from '../delivery/signing';
 import { validateWebhookUrl } from './validate-url';
 
 export async function createWebhook({

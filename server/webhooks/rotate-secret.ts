@@ -5,8 +5,8 @@ import { withTransaction, type TenantCtx } from '../context';
 import { findSubscription } from './find';
 import { presentWebhook } from './present';
 import type { WebhookResource } from './schemas';
-import { sealSecret } from './secrets';
-import { generateWebhookSecret } from './signing';
+import { sealSecret } from '../delivery/secrets';
+import { generateWebhookSecret } from '../delivery/signing';
 
 // Receivers switch secrets at their own pace: a replaced secret keeps signing for this long after the
 // rotation that replaced it, whatever rotations follow. At most this many replaced secrets sign at

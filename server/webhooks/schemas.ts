@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createdRange, listOf, listQuery, ulidString, unixTime } from '../common-schemas';
 import { EVENT_TYPES } from '../events/catalog';
-import { MAX_URL_LENGTH } from './url-policy';
+import { MAX_URL_LENGTH } from '../delivery/url-policy';
 
 const eventFilters = z
   .array(z.string().max(100))

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context';
 import { ValidationError } from '../errors';
-import { checkWebhookUrl } from './url-policy';
+import { checkWebhookUrl } from '../delivery/url-policy';
 
 /** 400 unless the URL is https with a public host (or private networks are allowed for development). */
 export async function validateWebhookUrl(ctx: Ctx, url: string): Promise<string> {

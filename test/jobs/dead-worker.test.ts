@@ -5,7 +5,7 @@ import { startBoss } from '@/jobs/boss';
 import { createLogger } from '@/server/logger';
 import { newId } from '@/server/ids';
 import { DELIVER, FAN_OUT, PURGE_EXPIRED, REPLAY_PAGE, SANDBOX_TIMEOUT_SWEEP, SCENARIO_STEP } from '@/server/outbox/queues';
-import { spawnWorker, type ServerProcess } from '../resilience/processes';
+import { spawnWorker, type ServerProcess } from '../support/processes';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';

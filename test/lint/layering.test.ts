@@ -19,6 +19,9 @@ const forbidden: [room: string, file: string, importLine: string][] = [
   ['domain -> cli face', 'server/partners/example.ts', "import { x } from '@/server/cli/output';"],
   ['domain -> graphql face', 'server/outbox/example.ts', "import { x } from '@/server/graphql/schema';"],
   ['domain -> app/', 'server/webhooks/example.ts', "import { x } from '@/app/partner/quotes/route';"],
+  ['delivery pipeline -> jobs/', 'server/delivery/example.ts', "import { x } from '@/jobs/delivery-engine';"],
+  ['delivery pipeline -> queue library', 'server/delivery/example.ts', "import x from 'pg-boss';"],
+  ['delivery pipeline -> http face', 'server/delivery/example.ts', "import { x } from '../http/json';"],
   ['domain -> queue library', 'server/outbox/example.ts', "import x from 'pg-boss';"],
   ['domain -> framework', 'server/events/example.ts', "import { x } from 'next/server';"],
   ['http face -> jobs/', 'server/http/example.ts', "import { x } from '@/jobs/registry';"],
@@ -41,6 +44,7 @@ const allowed: [room: string, file: string, importLine: string][] = [
   ],
   ['http face -> domain', 'server/http/example.ts', "import { x } from '../validation';"],
   ['jobs/ -> domain', 'jobs/example.ts', "import { x } from '@/server/webhooks/deliver';"],
+  ['jobs/ -> delivery pipeline', 'jobs/example.ts', "import { x } from '@/server/delivery/send-attempt';"],
   [
     'entry point -> faces and jobs/',
     'server/boot/example.ts',

@@ -1,12 +1,12 @@
 import type { Socket } from 'node:net';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedQuote, spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
+import { describe, expect, it } from 'vitest';
+import { seedQuote, spawnServer, spawnWorker, useProcesses, type ServerProcess } from '../support/processes';
 import { call } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { rawExchange, type RawReply } from '../support/raw-http';
-import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
-import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+import type { ReceivedRequest, Responder } from '../support/receiver';
+import { createTestPartner, type TestPartner } from '../support/service';
 
 // SIGTERM (and a second signal) on real processes over one database: requests and webhook attempts in
 // flight at the signal are finished, or cut off at SHUTDOWN_TIMEOUT_MS and given to another worker.
@@ -19,46 +19,10 @@ const WORKER_ENV = {
   LOG_LEVEL: 'info',
 };
 
-let svc: TestService;
-const processes: ServerProcess[] = [];
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const responders = new Map<string, Responder>();
-
-beforeAll(async () => {
-  svc = await startTestService({ WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-  receiver = await startReceiver((req, i) => (responders.get(req.path) ?? (() => ({ status: 200 })))(req, i));
-});
-
-afterAll(async () => {
-  await Promise.all(processes.map((p) => p.kill()));
-  await receiver.close();
-});
-
-/** Each test starts with none of the processes an earlier one left (a failed test does not stop its own). */
-async function killLeftovers(): Promise<void> {
-  await Promise.all(processes.splice(0).map((p) => p.kill()));
-}
-
-async function track(p: Promise<ServerProcess>): Promise<ServerProcess> {
-  const started = await p;
-  processes.push(started);
-  return started;
-}
-
-async function subscribe(partner: TestPartner, path: string, respond: Responder): Promise<string> {
-  responders.set(path, respond);
-  const created = await call(
-    'POST',
-    '/partner/webhooks',
-    { ...partner, baseUrl: svc.url },
-    {
-      url: `https://localhost:${receiver.port}${path}`,
-      event_filters: ['order.created'],
-    },
-  );
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
-}
+const fx = useProcesses({ teardown: 'kill' });
+const { track, killLeftovers } = fx;
+const subscribe = (partner: TestPartner, path: string, respond: Responder) =>
+  fx.subscribe({ ...partner, baseUrl: fx.svc.url }, path, respond);
 
 const orderIdOf = (r: ReceivedRequest) => (JSON.parse(r.rawBody.toString()) as { data: { object: { id: string } } }).data.object.id;
 const portOf = (p: ServerProcess) => Number(new URL(p.url).port);
@@ -108,18 +72,22 @@ describe('SIGTERM to a web+worker process mid-burst', () => {
   it('answers every request it accepted, says draining on /readyz, finishes the attempts in flight, exits 0; a new worker delivers the rest once', async () => {
     await killLeftovers();
     const deadlineMs = 10_000;
-    const web = await track(spawnServer(svc.databaseUrl, { ...WORKER_ENV, WORKERS: 'on', SHUTDOWN_TIMEOUT_MS: String(deadlineMs) }));
+    const web = await track(spawnServer(fx.svc.databaseUrl, { ...WORKER_ENV, WORKERS: 'on', SHUTDOWN_TIMEOUT_MS: String(deadlineMs) }));
     const port = portOf(web);
-    const partner = { ...(await createTestPartner(svc)), baseUrl: web.url };
+    const partner = { ...(await createTestPartner(fx.svc)), baseUrl: web.url };
     // Slow enough that attempts are in flight at the signal, well within the deadline.
     const subscription = await subscribe(partner, '/burst', () => ({ status: 200, delayMs: 1500 }));
-    const quotes = await Promise.all(Array.from({ length: 40 }, () => seedQuote(svc, partner)));
+    const quotes = await Promise.all(Array.from({ length: 40 }, () => seedQuote(fx.svc, partner)));
 
     const first = quotes.slice(0, 20).map((q) => postOrder(port, partner, q));
-    await waitFor('webhook attempts in flight at the receiver', () => receiver.received.filter((r) => r.path === '/burst').length >= 3, {
-      timeoutMs: 15_000,
-      context: outputOf(web),
-    });
+    await waitFor(
+      'webhook attempts in flight at the receiver',
+      () => fx.receiver.received.filter((r) => r.path === '/burst').length >= 3,
+      {
+        timeoutMs: 15_000,
+        context: outputOf(web),
+      },
+    );
     // Accepted before the signal: a connection with no request yet, and a request whose body is still coming.
     let probeConnected = false;
     let writeProbe: (() => void) | undefined;
@@ -178,13 +146,13 @@ describe('SIGTERM to a web+worker process mid-burst', () => {
     );
 
     // The attempts the process gave back unsent, and the events it never fetched, go to a new worker: each once.
-    const worker = await track(spawnWorker(svc.databaseUrl, WORKER_ENV));
+    const worker = await track(spawnWorker(fx.svc.databaseUrl, WORKER_ENV));
     await waitFor(
       'every order delivered',
-      () => new Set(receiver.received.filter((r) => r.path === '/burst').map(orderIdOf)).size === orderIds.length,
+      () => new Set(fx.receiver.received.filter((r) => r.path === '/burst').map(orderIdOf)).size === orderIds.length,
       { timeoutMs: 60_000, intervalMs: 200, context: outputOf(worker) },
     );
-    const got = receiver.received.filter((r) => r.path === '/burst');
+    const got = fx.receiver.received.filter((r) => r.path === '/burst');
     expect(got.length).toBe(orderIds.length);
     expect(new Set(got.map(orderIdOf))).toEqual(new Set(orderIds));
     expect(new Set(got.map((r) => r.headers['x-service-event-id'])).size).toBe(orderIds.length);
@@ -192,7 +160,7 @@ describe('SIGTERM to a web+worker process mid-burst', () => {
     const rows = await waitFor(
       'every delivery recorded',
       () =>
-        svc.rt.db.execute<{ status: string; attempts: number; recorded: number }>(sql`
+        fx.svc.rt.db.execute<{ status: string; attempts: number; recorded: number }>(sql`
           select d.status, d.attempts, (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as recorded
           from webhook_deliveries d where d.subscription_id = ${subscription}`),
       { until: (rows) => rows.every((r) => r.status !== 'pending'), timeoutMs: 15_000 },
@@ -206,8 +174,8 @@ describe('SIGTERM to a web+worker process mid-burst', () => {
 describe('attempts still in flight at the deadline', () => {
   it('are cut off unrecorded and given back at once: a new worker sends each again (same event id), recorded once', async () => {
     await killLeftovers();
-    const first = await track(spawnWorker(svc.databaseUrl, { ...WORKER_ENV, SHUTDOWN_TIMEOUT_MS: '1000' }));
-    const partner = await createTestPartner(svc);
+    const first = await track(spawnWorker(fx.svc.databaseUrl, { ...WORKER_ENV, SHUTDOWN_TIMEOUT_MS: '1000' }));
+    const partner = await createTestPartner(fx.svc);
     const seen = new Map<string, number>();
     // Each event's first attempt is held far past the deadline; later ones are answered at once.
     const subscription = await subscribe(partner, '/stuck', (req) => {
@@ -217,7 +185,12 @@ describe('attempts still in flight at the deadline', () => {
     });
     const orders = await Promise.all(
       Array.from({ length: 5 }, async () => {
-        const res = await call('POST', '/partner/orders', { ...partner, baseUrl: svc.url }, { quote_id: await seedQuote(svc, partner) });
+        const res = await call(
+          'POST',
+          '/partner/orders',
+          { ...partner, baseUrl: fx.svc.url },
+          { quote_id: await seedQuote(fx.svc, partner) },
+        );
         expect(res.status).toBe(201);
         return res.body.id as string;
       }),
@@ -233,14 +206,14 @@ describe('attempts still in flight at the deadline', () => {
     expect(drained.attempts_finished).toBe(0);
     expect(drained.attempts_released as number).toBeGreaterThanOrEqual(5);
     // Released, not left to lapse: nothing recorded, nobody holds them.
-    const held = await svc.rt.db.execute<{ status: string; attempts: number; claimed: boolean; recorded: number }>(sql`
+    const held = await fx.svc.rt.db.execute<{ status: string; attempts: number; claimed: boolean; recorded: number }>(sql`
       select d.status, d.attempts, d.claimed_until is not null as claimed,
         (select count(*)::int from webhook_attempts a where a.delivery_id = d.id) as recorded
       from webhook_deliveries d where d.subscription_id = ${subscription}`);
     expect(held).toEqual(Array.from({ length: 5 }, () => ({ status: 'pending', attempts: 0, claimed: false, recorded: 0 })));
 
     const startedAt = performance.now();
-    const second = await track(spawnWorker(svc.databaseUrl, WORKER_ENV));
+    const second = await track(spawnWorker(fx.svc.databaseUrl, WORKER_ENV));
     await waitFor('every event sent again', () => [...seen.values()].filter((n) => n === 2).length === 5, {
       timeoutMs: 20_000,
       context: outputOf(second),
@@ -251,13 +224,13 @@ describe('attempts still in flight at the deadline', () => {
     );
     // Well under a claim's lapse (WEBHOOK_CLAIM_SECONDS, 30 s) plus a sweep.
     expect(ms).toBeLessThan(15_000);
-    const got = receiver.received.filter((r) => r.path === '/stuck');
+    const got = fx.receiver.received.filter((r) => r.path === '/stuck');
     expect(new Set(got.map(orderIdOf))).toEqual(new Set(orders));
     await waitFor(
       'each delivery recorded as one successful attempt',
       async () =>
         (
-          await svc.rt.db.execute<{ ok: boolean }>(sql`
+          await fx.svc.rt.db.execute<{ ok: boolean }>(sql`
             select bool_and(d.status = 'succeeded' and d.attempts = 1
               and (select count(*) from webhook_attempts a where a.delivery_id = d.id) = 1) as ok
             from webhook_deliveries d where d.subscription_id = ${subscription}`)
@@ -271,12 +244,12 @@ describe('attempts still in flight at the deadline', () => {
 describe('a second signal', () => {
   it('exits at once, non-zero, saying so', async () => {
     await killLeftovers();
-    const web = await track(spawnServer(svc.databaseUrl, { ...WORKER_ENV, WORKERS: 'on', SHUTDOWN_TIMEOUT_MS: '60000' }));
-    const partner = await createTestPartner(svc);
+    const web = await track(spawnServer(fx.svc.databaseUrl, { ...WORKER_ENV, WORKERS: 'on', SHUTDOWN_TIMEOUT_MS: '60000' }));
+    const partner = await createTestPartner(fx.svc);
     await subscribe(partner, '/second', () => ({ status: 200, delayMs: 60_000 }));
-    const res = await call('POST', '/partner/orders', { ...partner, baseUrl: web.url }, { quote_id: await seedQuote(svc, partner) });
+    const res = await call('POST', '/partner/orders', { ...partner, baseUrl: web.url }, { quote_id: await seedQuote(fx.svc, partner) });
     expect(res.status).toBe(201);
-    await waitFor('the attempt held open', () => receiver.received.some((r) => r.path === '/second'), {
+    await waitFor('the attempt held open', () => fx.receiver.received.some((r) => r.path === '/second'), {
       timeoutMs: 15_000,
       context: outputOf(web),
     });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
-import { seedQuote, spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
+import { seedQuote, spawnServer, spawnWorker, type ServerProcess } from '../support/processes';
 import { call } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { parsePrometheus, scrape, sumSamples } from '../support/prometheus';

@@ -6,7 +6,7 @@ import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { startOwnPostgres } from '../support/own-postgres';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
-import { spawnWorker, type ServerProcess } from './processes';
+import { spawnWorker, type ServerProcess } from '../support/processes';
 
 // Chaos against real processes: a burst of orders whose sandbox scenarios run by themselves (fan-out,
 // deliveries, retries, scenario steps, and the scheduled queues sent by hand), while worker processes

@@ -5,7 +5,7 @@ import { setRateLimit } from '@/server/partners/set-rate-limit';
 import { call } from '../support/partner-api';
 import { msUntil } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
-import { seedQuote, spawnServer, type ServerProcess } from './processes';
+import { seedQuote, spawnServer, type ServerProcess } from '../support/processes';
 
 // The rate limit is per credential and shared by every web process through Postgres. Two real
 // server processes (`tsx server/boot/web.ts`) share one database; the test counts what they admit.

@@ -5,7 +5,7 @@ import { revokeCredential } from '@/server/credentials/revoke';
 import { call } from '../support/partner-api';
 import { msUntil } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
-import { seedQuote, spawnServer, type ServerProcess } from './processes';
+import { seedQuote, spawnServer, type ServerProcess } from '../support/processes';
 
 // Revocations and allowlist edits made by an operator reach every web process within 5 s, even
 // though each process caches verified credentials (and their allowlist) for a few seconds.

@@ -9,7 +9,7 @@ import { createPartner } from '@/server/partners/create';
 import type { Ctx, OperatorActor } from '@/server/context';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import type { Logger } from '@/server/logger';
-import type { Resolver } from '@/server/webhooks/url-policy';
+import type { Resolver } from '@/server/delivery/url-policy';
 import { createTestDatabase } from './database';
 
 // A fixed key: tests seal and open secrets; nothing real is protected by it.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_SCHEDULE, nextRetryDelay, parseRetryAfter } from '@/server/webhooks/retry-schedule';
+import { DEFAULT_RETRY_SCHEDULE, nextRetryDelay, parseRetryAfter } from '@/server/delivery/retry-schedule';
 
 const env = { WEBHOOK_RETRY_SCHEDULE: undefined, WEBHOOK_SANDBOX_RETRY_WINDOW_SECONDS: 1800 };
 const mid = () => 0.5; // no jitter

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { blockedHostname, blockedRange } from '@/server/webhooks/address-policy';
-import { checkWebhookUrl, MAX_URL_LENGTH, parseWebhookUrl, type Resolver } from '@/server/webhooks/url-policy';
+import { blockedHostname, blockedRange } from '@/server/delivery/address-policy';
+import { checkWebhookUrl, MAX_URL_LENGTH, parseWebhookUrl, type Resolver } from '@/server/delivery/url-policy';
 
 // A fake DNS: names map to the addresses a resolver would answer; anything else does not resolve.
 const dns = new Map<string, string[]>([

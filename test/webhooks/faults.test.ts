@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
+import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
 import { captureLogs } from '../support/logs';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';

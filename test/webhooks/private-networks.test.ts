@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type Resolver } from '@/server/webhooks/url-policy';
+import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
 import { call } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnServer, spawnWorker, type ServerProcess } from '../resilience/processes';
+import { describe, expect, it } from 'vitest';
+import { spawnServer, spawnWorker, useProcesses, type ServerProcess } from '../support/processes';
 import { call, newOrder } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
-import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
+import { createTestPartner } from '../support/service';
 
 // Webhook delivery across real processes over one database: `npm start` with WORKERS=off plus
 // `npm run worker`, a worker killed mid-delivery, a receiver outage, two workers side by side.
@@ -12,48 +12,25 @@ import { createTestPartner, startTestService, type TestPartner, type TestService
 
 const WORKER_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,5' };
 
-let svc: TestService;
-const processes: ServerProcess[] = [];
+const fx = useProcesses({ teardown: 'stop' });
+const { processes, subscribe } = fx;
 /** Worker processes still running. */
 const workers: ServerProcess[] = [];
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const responders = new Map<string, Responder>();
-
-beforeAll(async () => {
-  svc = await startTestService({ WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-  receiver = await startReceiver((req, i) => (responders.get(req.path) ?? (() => ({ status: 200 })))(req, i));
-});
-
-afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop()));
-  await receiver.close();
-});
 
 async function worker(): Promise<ServerProcess> {
-  const p = await spawnWorker(svc.databaseUrl, WORKER_ENV);
-  processes.push(p);
+  const p = await fx.track(spawnWorker(fx.svc.databaseUrl, WORKER_ENV));
   workers.push(p);
   return p;
-}
-
-async function subscribe(partner: TestPartner, path: string, respond: Responder, port = receiver.port) {
-  responders.set(path, respond);
-  const created = await call('POST', '/partner/webhooks', partner, {
-    url: `https://localhost:${port}${path}`,
-    event_filters: ['order.created'],
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
 }
 
 const orderIdOf = (r: ReceivedRequest) => (JSON.parse(r.rawBody.toString()) as { data: { object: { id: string } } }).data.object.id;
 
 describe('split roles', () => {
   it('a WORKERS=off web process plus `npm run worker` delivers (commit-to-receipt latency printed)', async () => {
-    const web = await spawnServer(svc.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const web = await spawnServer(fx.svc.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     processes.push(web);
     const w = await worker();
-    const partner = { ...(await createTestPartner(svc)), baseUrl: web.url };
+    const partner = { ...(await createTestPartner(fx.svc)), baseUrl: web.url };
     await subscribe(partner, '/split', () => ({ status: 200 }));
     const latencies: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -61,7 +38,7 @@ describe('split roles', () => {
       const order = await newOrder(partner);
       const got = await waitFor(
         'the order.created delivery from the worker process',
-        () => receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id),
+        () => fx.receiver.received.find((r) => r.path === '/split' && orderIdOf(r) === order.id),
         {
           context: () => web.output.join('') + w.output.join(''),
         },
@@ -78,12 +55,12 @@ describe('a worker killed with SIGKILL mid-delivery', () => {
     // Only this worker runs: the attempt in flight is surely its own.
     for (const w of workers.splice(0)) await w.stop();
     const first = await worker();
-    const partner = await createTestPartner(svc);
+    const partner = await createTestPartner(fx.svc);
     let requests = 0;
     // The first attempt is held open (the worker dies while it waits); later ones are answered.
     await subscribe(partner, '/killed', () => (++requests === 1 ? { status: 200, delayMs: 30_000 } : { status: 200 }));
     const order = await newOrder(partner);
-    const held = await waitFor('the first attempt, held open', () => receiver.received.find((r) => r.path === '/killed'), {
+    const held = await waitFor('the first attempt, held open', () => fx.receiver.received.find((r) => r.path === '/killed'), {
       timeoutMs: 15_000,
       context: () => first.output.join(''),
     });
@@ -92,7 +69,7 @@ describe('a worker killed with SIGKILL mid-delivery', () => {
     workers.splice(workers.indexOf(first), 1);
     const killedAt = Date.now();
     await worker();
-    const again = await waitFor('the redelivery after the restart', () => receiver.received.filter((r) => r.path === '/killed')[1], {
+    const again = await waitFor('the redelivery after the restart', () => fx.receiver.received.filter((r) => r.path === '/killed')[1], {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
@@ -109,7 +86,7 @@ describe('a worker killed with SIGKILL mid-delivery', () => {
 describe('a receiver outage of a few seconds', () => {
   it('loses nothing: every event arrives once the receiver is back, and the failed attempts are recorded', async () => {
     if (workers.length === 0) await worker();
-    const partner = await createTestPartner(svc);
+    const partner = await createTestPartner(fx.svc);
     const flaky = await startReceiver();
     const port = flaky.port;
     const subscription = await subscribe(partner, '/outage', () => ({ status: 200 }), port);
@@ -150,7 +127,7 @@ describe('a receiver outage of a few seconds', () => {
 describe('two worker processes', () => {
   it('never send one delivery twice at the same time, and deliver everything', async () => {
     while (workers.length < 2) await worker();
-    const partner = await createTestPartner(svc);
+    const partner = await createTestPartner(fx.svc);
     const inFlight = new Map<string, number>();
     const overlaps: string[] = [];
     const respond =
@@ -170,17 +147,19 @@ describe('two worker processes', () => {
     const done = await waitFor(
       'every order at both subscriptions',
       () =>
-        ['/pair-a', '/pair-b'].every((p) => new Set(receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length),
+        ['/pair-a', '/pair-b'].every(
+          (p) => new Set(fx.receiver.received.filter((r) => r.path === p).map(orderIdOf)).size === orders.length,
+        ),
       { timeoutMs: 60_000, intervalMs: 200 },
     );
     expect(done).toBe(true);
     expect(overlaps).toEqual([]);
-    const twice = await svc.rt.db.execute(sql`
+    const twice = await fx.svc.rt.db.execute(sql`
       select a.delivery_id, a.attempt, count(*)::int as n from webhook_attempts a
       join webhook_deliveries d on d.id = a.delivery_id join webhook_subscriptions s on s.id = d.subscription_id
       where s.partner_id = ${partner.partnerId} group by 1, 2 having count(*) > 1`);
     expect(twice).toEqual([]);
-    const received = receiver.received.filter((r) => r.path.startsWith('/pair-')).length;
+    const received = fx.receiver.received.filter((r) => r.path.startsWith('/pair-')).length;
     console.log(`[processes] two workers: ${received} requests for ${orders.length * 2} deliveries, no attempt in flight twice`);
   }, 120_000);
 });
@@ -191,11 +170,12 @@ describe('the in-flight bound with several workers', () => {
     // Both workers have beaten at least once since the second started (every 5 s), so each knows of the other.
     await waitFor(
       'two live workers on record',
-      async () => (await svc.rt.db.execute(sql`select 1 from worker_heartbeats where beat_at > now() - interval '15 seconds'`)).length >= 2,
+      async () =>
+        (await fx.svc.rt.db.execute(sql`select 1 from worker_heartbeats where beat_at > now() - interval '15 seconds'`)).length >= 2,
       { timeoutMs: 15_000, intervalMs: 200 },
     );
     await settle(5500, "one more heartbeat each, so both workers count the other's before any delivery");
-    const partner = await createTestPartner(svc);
+    const partner = await createTestPartner(fx.svc);
     let inFlight = 0;
     let maxInFlight = 0;
     await subscribe(partner, '/bounded', () => {
@@ -207,10 +187,10 @@ describe('the in-flight bound with several workers', () => {
     const orders = await Promise.all(Array.from({ length: 60 }, () => newOrder(partner)));
     await waitFor(
       'every order at the bounded subscription',
-      () => new Set(receiver.received.filter((r) => r.path === '/bounded').map(orderIdOf)).size === orders.length,
+      () => new Set(fx.receiver.received.filter((r) => r.path === '/bounded').map(orderIdOf)).size === orders.length,
       { timeoutMs: 60_000, intervalMs: 100 },
     );
-    const byWorker = await svc.rt.db.execute<{ n: number }>(sql`select count(*)::int as n from worker_heartbeats`);
+    const byWorker = await fx.svc.rt.db.execute<{ n: number }>(sql`select count(*)::int as n from worker_heartbeats`);
     console.log(`[processes] ${byWorker[0]!.n} workers, 60 deliveries to one subscription: at most ${maxInFlight} in flight (bound 10)`);
     expect(maxInFlight).toBeLessThanOrEqual(10);
     expect(maxInFlight).toBeGreaterThanOrEqual(2);

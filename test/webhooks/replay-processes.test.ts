@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnWorker, type ServerProcess } from '../resilience/processes';
+import { spawnWorker, type ServerProcess } from '../support/processes';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';

@@ -5,7 +5,7 @@ import { call, newOrder } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { cliContext } from '@/server/cli/operator-context';
-import { fanOutEvents } from '@/server/webhooks/fan-out';
+import { fanOutEvents } from '@/server/delivery/fan-out';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Delivery semantics (spec parts 2, 5, 6; DESIGN.md section 5), over real HTTPS to loopback receivers.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
-import { createWebhookClient } from '@/server/webhooks/http-client';
-import type { Resolver } from '@/server/webhooks/url-policy';
+import { createWebhookClient } from '@/server/delivery/http-client';
+import type { Resolver } from '@/server/delivery/url-policy';
 import { call } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';

@@ -1,6 +1,6 @@
 import { idParams } from '@/server/common-schemas';
 import { partnerRoute } from '@/server/http/partner-route';
-import { listDeliveries } from '@/server/webhooks/deliveries';
+import { listDeliveries } from '@/server/webhooks/list-deliveries';
 import { deliveryList, listDeliveriesQuery } from '@/server/webhooks/schemas';
 
 export const GET = partnerRoute({

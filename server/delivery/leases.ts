@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { withTransaction, type Ctx } from '../context';
 import { enqueueMany } from '../outbox/enqueue';
 import { DELIVER } from '../outbox/queues';
+import { anyOf, anyOfRaw } from '@/db/lists';
 
 // A worker's claims are leases: it renews those it holds, gives back those it will not send, and any
 // worker returns the ones whose holder died. Returning an attempt un-counts it and enqueues a deliver
@@ -15,13 +16,13 @@ export async function renewClaims(ctx: Ctx, deliveryIds: readonly string[]): Pro
   if (deliveryIds.length === 0) return;
   await ctx.sql`
     update webhook_deliveries set claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS})
-    where id = any(string_to_array(${deliveryIds.join(',')}, ',')) and status = 'pending' and claimed_until is not null`;
+    where id = ${anyOfRaw(ctx.sql, deliveryIds)} and status = 'pending' and claimed_until is not null`;
 }
 
 /** Gives held attempts back unsent (a subscription over its share, a worker stopping). */
 export async function releaseClaims(ctx: Ctx, deliveryIds: readonly string[], startAfterSeconds = 0): Promise<number> {
   if (deliveryIds.length === 0) return 0;
-  return withTransaction(ctx, (tx) => returnClaims(tx, sql`id = any(string_to_array(${deliveryIds.join(',')}, ','))`, startAfterSeconds));
+  return withTransaction(ctx, (tx) => returnClaims(tx, sql`id = ${anyOf(deliveryIds)}`, startAfterSeconds));
 }
 
 /**

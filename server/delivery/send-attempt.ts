@@ -1,10 +1,10 @@
-import type { EventEnvelope, PreviousSecret } from '@/db/schema';
 import type { Ctx } from '../context';
 import type { ClaimedAttempt } from './claimed-attempt';
 import type { PostOutcome, WebhookClient } from './http-client';
 import { signingSecrets } from './secrets';
 import { deliveryHeaders } from './signing';
 import { checkWebhookUrl } from './url-policy';
+import { receivesDeliveries } from './disabled';
 
 export const USER_AGENT = 'PartnerDeliveryPlatform-Webhooks/1.0';
 
@@ -17,12 +17,12 @@ export interface AttemptOutcome {
 
 /**
  * Signs and sends one claimed attempt. It never throws: whatever goes wrong on the way (a secret that
- * cannot be opened, a bad stored envelope) is an outcome of kind `internal`, recorded and retried
+ * cannot be opened, a client that throws) is an outcome of kind `internal`, recorded and retried
  * like a failed request, so one broken delivery cannot take its neighbours down with it.
  */
 export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient): Promise<AttemptOutcome> {
   const startedAt = new Date();
-  if (claimed.sub_status !== 'enabled' || claimed.deleted_at) return { claimed, startedAt };
+  if (!receivesDeliveries({ status: claimed.sub_status, deletedAt: claimed.deleted_at })) return { claimed, startedAt };
   try {
     return { claimed, startedAt, outcome: await send(ctx, claimed, client, startedAt) };
   } catch (error) {
@@ -36,16 +36,11 @@ export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client:
 }
 
 async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, startedAt: Date): Promise<PostOutcome> {
-  // The body signed is the body sent, byte for byte; `t` is this attempt's time. (Drizzle sets the
-  // client to hand json back as text; the parse and stringify keep the envelope's key order as stored.)
-  const envelope = typeof claimed.envelope === 'string' ? (JSON.parse(claimed.envelope) as EventEnvelope) : claimed.envelope;
+  // The body signed is the body sent, byte for byte; `t` is this attempt's time.
+  const envelope = claimed.envelope;
   const body = JSON.stringify(envelope);
   const timestamp = Math.floor(startedAt.getTime() / 1000);
-  const secrets = signingSecrets(ctx, {
-    secretSealed: claimed.secret_sealed,
-    previousSecrets:
-      typeof claimed.previous_secrets === 'string' ? (JSON.parse(claimed.previous_secrets) as PreviousSecret[]) : claimed.previous_secrets,
-  });
+  const secrets = signingSecrets(ctx, { secretSealed: claimed.secret_sealed, previousSecrets: claimed.previous_secrets });
   const headers = deliveryHeaders({ secrets, eventId: envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
 
   // Checked again at every delivery: the address the URL had at creation proves nothing now.

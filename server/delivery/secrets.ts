@@ -1,5 +1,5 @@
 import type { Deps } from '../context';
-import type { SubscriptionRow } from './present';
+import type { SubscriptionRow } from '../webhooks/present';
 
 function box(deps: Pick<Deps, 'secretBox'>) {
   if (!deps.secretBox) throw new Error('no secret encryption key in this process');

@@ -3,10 +3,12 @@ import { sql } from 'drizzle-orm';
 import type { RunningProcess } from '@/server/boot/start-process';
 import { contextFor } from '@/server/context';
 import { createQuote } from '@/server/quotes/create';
-import type { TestPartner } from '../support/service';
-import { NYC, TEST_ENCRYPTION_KEY } from '../support/service';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { call, type Caller } from './partner-api';
+import { startReceiver, type Responder } from './receiver';
+import { NYC, startTestService, TEST_ENCRYPTION_KEY, type TestPartner, type TestService } from './service';
 
-// Helpers for the resilience tests that run several real server processes over one database.
+// Helpers for the tests that run several real server processes over one database (ops, jobs, webhooks).
 
 export interface ServerProcess {
   /** Base URL, e.g. http://127.0.0.1:41234 (empty for a worker). */
@@ -128,3 +130,55 @@ export async function seedQuote(svc: RunningProcess, partner: TestPartner): Prom
   });
   return quote.id;
 }
+
+/**
+ * What the multi-process tests share: a web-only in-process service over the file's database (it
+ * seeds and reads; every delivery comes from a spawned process), an HTTPS receiver answering each
+ * path with its responder (200 without one), and the processes the file spawns, ended after its
+ * tests (`kill`, or a graceful `stop`).
+ */
+export function useProcesses({ teardown }: { teardown: 'kill' | 'stop' }) {
+  let svc: TestService | undefined;
+  let receiver: Receiver | undefined;
+  const responders = new Map<string, Responder>();
+  const processes: ServerProcess[] = [];
+  beforeAll(async () => {
+    svc = await startTestService({ WORKERS: 'off', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    receiver = await startReceiver((req, i) => (responders.get(req.path) ?? (() => ({ status: 200 })))(req, i));
+  });
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p[teardown]()));
+    await receiver?.close();
+  });
+  return {
+    get svc(): TestService {
+      return svc!;
+    },
+    get receiver(): Receiver {
+      return receiver!;
+    },
+    processes,
+    /** Tracks a spawned process, so the file's teardown ends it. */
+    async track(spawned: Promise<ServerProcess>): Promise<ServerProcess> {
+      const p = await spawned;
+      processes.push(p);
+      return p;
+    },
+    /** Kills what earlier tests left running (a failed test does not stop its own). */
+    async killLeftovers(): Promise<void> {
+      await Promise.all(processes.splice(0).map((p) => p.kill()));
+    },
+    /** A subscription to `path` on the receiver (or another port) for order.created, answered by `respond`. */
+    async subscribe(partner: Caller, path: string, respond: Responder, port = receiver!.port): Promise<string> {
+      responders.set(path, respond);
+      const created = await call('POST', '/partner/webhooks', partner, {
+        url: `https://localhost:${port}${path}`,
+        event_filters: ['order.created'],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    },
+  };
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -1,12 +1,14 @@
-import { eq, sql } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
+import { eq } from 'drizzle-orm';
+import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
 import { enqueue } from '../outbox/enqueue';
 import { DELIVER } from '../outbox/queues';
-import type { AttemptOutcome } from './attempt';
+import { recordFailingStreak } from './disabled';
+import type { AttemptOutcome } from './send-attempt';
 import type { PostOutcome } from './http-client';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
+import { anyOfRaw } from '@/db/lists';
 
 export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
 
@@ -120,17 +122,23 @@ async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
       -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
       update webhook_deliveries d set status = 'succeeded', claimed_until = null, attempts = greatest(d.attempts, done.attempt),
         last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
-      from done where d.id = done.delivery_id and d.id = any(string_to_array(${rows.map((r) => r.delivery_id).join(',')}, ','))
+      from done where d.id = done.delivery_id and d.id = ${anyOfRaw(
+        ctx.sql,
+        rows.map((r) => r.delivery_id),
+      )}
     )
     update webhook_subscriptions set failing_since = null
-    where id = any(string_to_array(${[...new Set(rows.map((r) => r.subscription_id))].join(',')}, ',')) and failing_since is not null`;
+    where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null`;
 }
 
 /** Attempts not made because the subscription was disabled or deleted meanwhile: the delivery is skipped (a replay can send it). */
 async function recordSkips(ctx: Ctx, skips: AttemptOutcome[]): Promise<void> {
   await ctx.sql`
     update webhook_deliveries set status = 'skipped', attempts = attempts - 1, claimed_until = null, updated_at = now()
-    where id = any(string_to_array(${skips.map((s) => s.claimed.id).join(',')}, ',')) and status = 'pending'`;
+    where id = ${anyOfRaw(
+      ctx.sql,
+      skips.map((s) => s.claimed.id),
+    )} and status = 'pending'`;
 }
 
 async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptOutcome): Promise<AttemptResult> {
@@ -177,16 +185,7 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
         { startAfterSeconds: Math.max(1, Math.round(delay)) },
       );
     }
-    // 410: the receiver says the endpoint is gone. Otherwise, failing for the whole auto-disable period disables it.
-    const autoDisableSeconds = Math.round(ctx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS * 3600);
-    await tx.db.execute(sql`
-      update ${webhookSubscriptions} set
-        failing_since = coalesce(failing_since, ${startedAt.toISOString()}::timestamptz),
-        status = case when ${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'disabled'::webhook_subscription_status else status end,
-        disabled_reason = case when status = 'disabled' then disabled_reason when ${gone} then 'gone'
-          when coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds}) then 'too_many_failures' else disabled_reason end,
-        updated_at = case when status = 'enabled' and (${gone} or coalesce(failing_since, now()) < now() - make_interval(secs => ${autoDisableSeconds})) then now() else updated_at end
-      where id = ${claimed.subscription_id}`);
+    await recordFailingStreak(tx, { subscriptionId: claimed.subscription_id, failedAt: startedAt, gone });
   });
   return result;
 }

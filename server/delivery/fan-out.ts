@@ -2,7 +2,8 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
-import type { ClaimedAttempt } from './claimed-attempt';
+import { claimedAttemptOf, type ClaimedAttempt } from './claimed-attempt';
+import { receivesDeliveries } from './disabled';
 
 export interface FanOutResult {
   /** Events found (a purged one is not). */
@@ -62,7 +63,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         .filter((s) =>
           event.type === 'webhook.test' ? s.id === event.objectId : s.eventFilters.length === 0 || s.eventFilters.includes(event.type),
         )
-        .map((subscription) => ({ event, subscription, enabled: subscription.status === 'enabled' })),
+        .map((subscription) => ({ event, subscription, enabled: receivesDeliveries(subscription) })),
     );
     if (pairs.length === 0) return { found: found.length, claimed: [], skipped: 0 };
     const rows = pairs.map(({ event, subscription, enabled }) => ({
@@ -90,21 +91,23 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
     for (const delivery of created) {
       if (delivery.status !== 'pending') continue;
       const { event, subscription: s } = pairOf.get(`${delivery.eventId}:${delivery.subscriptionId}`)!;
-      claimed.push({
-        id: delivery.id,
-        subscription_id: s.id,
-        attempt: 1,
-        trigger: 'scheduled',
-        event_type: event.type,
-        url: s.url,
-        sub_status: s.status,
-        deleted_at: s.deletedAt,
-        environment: s.environment,
-        secret_sealed: s.secretSealed,
-        previous_secrets: s.previousSecrets,
-        envelope: event.envelope,
-        due_at: event.createdAt,
-      });
+      claimed.push(
+        claimedAttemptOf({
+          id: delivery.id,
+          subscription_id: s.id,
+          attempt: 1,
+          trigger: 'scheduled',
+          event_type: event.type,
+          url: s.url,
+          sub_status: s.status,
+          deleted_at: s.deletedAt,
+          environment: s.environment,
+          secret_sealed: s.secretSealed,
+          previous_secrets: s.previousSecrets,
+          envelope: event.envelope,
+          due_at: event.createdAt,
+        }),
+      );
     }
     return { found: found.length, claimed, skipped: created.length - claimed.length };
   });

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context';
 import type { DeliverJob } from '../outbox/queues';
-import type { ClaimedAttempt } from './claimed-attempt';
+import { claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemptRow } from './claimed-attempt';
 
 /**
  * Claims the attempts that deliver jobs (retries, and attempts returned by a worker) name, in one
@@ -13,7 +13,7 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<Claim
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
-  const rows = await ctx.sql<(Omit<ClaimedAttempt, 'trigger' | 'requested_by'> & { job_index: number })[]>`
+  const rows = await ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), updated_at = now()
     from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
@@ -25,6 +25,10 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<Claim
       s.secret_sealed, s.previous_secrets, e.envelope, coalesce(d.next_attempt_at, d.created_at) as due_at`;
   return rows.map(({ job_index, ...row }) => {
     const job = jobs[job_index - 1];
-    return { ...row, trigger: job?.trigger ?? 'scheduled', ...(job?.requested_by ? { requested_by: job.requested_by } : {}) };
+    return claimedAttemptOf({
+      ...row,
+      trigger: job?.trigger ?? 'scheduled',
+      ...(job?.requested_by ? { requested_by: job.requested_by } : {}),
+    });
   });
 }
