@@ -80,14 +80,10 @@ describe('SIGTERM to a web+worker process mid-burst', () => {
     const quotes = await Promise.all(Array.from({ length: 40 }, () => seedQuote(fx.svc, partner)));
 
     const first = quotes.slice(0, 20).map((q) => postOrder(port, partner, q));
-    await waitFor(
-      'webhook attempts in flight at the receiver',
-      () => fx.receiver.received.filter((r) => r.path === '/burst').length >= 3,
-      {
-        timeoutMs: 15_000,
-        context: outputOf(web),
-      },
-    );
+    await waitFor('webhook attempts in flight at the receiver', () => fx.receiver.received.filter((r) => r.path === '/burst').length >= 3, {
+      timeoutMs: 15_000,
+      context: outputOf(web),
+    });
     // Accepted before the signal: a connection with no request yet, and a request whose body is still coming.
     let probeConnected = false;
     let writeProbe: (() => void) | undefined;
