@@ -1,11 +1,9 @@
 import { contextFor, type Ctx, type OperatorActor } from '../context';
 import { AppError } from '../errors';
-import { newRequestId } from '../ids';
 import { authenticateSession, type OperatorSession } from '../sessions/authenticate';
 import { clientAddressOf } from './authenticate';
-import { errorResponse } from './error-response';
-import { loggedPath } from './logged-path';
 import type { OperatorServices } from './operator-services';
+import { serveRequest } from './serve-request';
 import type { RouteContext, WebHandler } from './route-spec';
 import { sessionTokenFrom } from './session-cookie';
 
@@ -36,48 +34,29 @@ export class SignInRequiredError extends AppError {
 }
 
 /**
- * The wrapper of every operator API route (/api/...): request id, the session cookie (401 without a
- * live one), the operator's ctx, error mapping and one log line. Served by the front door like the
- * partner routes; Next never sees these paths.
+ * The wrapper of every operator API route (/api/...): the session cookie (401 without a live one) and
+ * the operator's ctx, inside the step every route shares (serve-request.ts: request id, error mapping,
+ * one log line). Served by the front door like the partner routes; Next never sees these paths.
  */
 export function operatorRoute(def: Definition): OperatorHandler {
   const handle = async (request: Request, context: RouteContext<OperatorServices>): Promise<Response> => {
-    const requestId = newRequestId();
-    const started = performance.now();
     const services = context.services;
     if (!services) throw new Error('operator routes are served by the front door (server/http/front-door.ts), not through Next');
     const address = clientAddressOf(request, services.trustedProxies);
-    let operatorId: string | undefined;
-    let response: Response;
-    try {
+    return serveRequest(request, services.log, 'operator request', async (record) => {
+      const { requestId } = record;
       const params = await context.params;
       if (def.session === 'none') {
         const ctx = contextFor(services, { kind: 'system', name: 'operator-api' }, requestId);
-        response = await def.handler({ request, services, requestId, address, params, ctx });
-      } else {
-        const token = sessionTokenFrom(request);
-        const session = token ? await authenticateSession(services, token) : undefined;
-        if (!session) throw new SignInRequiredError();
-        operatorId = session.actor.operatorId;
-        const ctx = contextFor(services, session.actor, requestId);
-        response = await def.handler({ request, services, requestId, address, params, ctx, session });
+        return def.handler({ request, services, requestId, address, params, ctx });
       }
-    } catch (error) {
-      response = errorResponse(error, requestId, services.log);
-    }
-    response.headers.set('x-request-id', requestId);
-    services.log.info(
-      {
-        request_id: requestId,
-        method: request.method,
-        path: loggedPath(request.url),
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-        operator_id: operatorId,
-      },
-      'operator request',
-    );
-    return response;
+      const token = sessionTokenFrom(request);
+      const session = token ? await authenticateSession(services, token) : undefined;
+      if (!session) throw new SignInRequiredError();
+      record.fields.operator_id = session.actor.operatorId;
+      const ctx = contextFor(services, session.actor, requestId);
+      return def.handler({ request, services, requestId, address, params, ctx, session });
+    });
   };
   return Object.assign(handle, { operatorRoute: true as const });
 }

@@ -1,4 +1,3 @@
-import { newRequestId } from '../ids';
 import type { z } from 'zod';
 import { contextFor, type TenantCtx } from '../context';
 import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
@@ -7,10 +6,9 @@ import type { RateDecision } from '../rate-limit/limiter';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
 import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
-import { errorResponse } from './error-response';
-import { loggedPath } from './logged-path';
 import { runIdempotently } from './idempotent';
 import { jsonResponse } from './json';
+import { serveRequest } from './serve-request';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
 
@@ -56,87 +54,76 @@ export function partnerRoute<
   const routeSpec: RouteSpec = { ...spec, auth: true } as RouteSpec;
 
   const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const requestId = newRequestId();
-    const started = performance.now();
     const services = servicesOf(context);
-    const headers: Record<string, string> = { 'x-request-id': requestId };
-    let response: Response;
-    let clientId: string | undefined;
+    const headers: Record<string, string> = {};
     let tenant: { partnerId: string; environment: 'sandbox' | 'production' } | undefined;
     let authFailed = false;
     // Resolved only when needed: a known key never asks for it.
     let address: string | undefined;
     const addressOf = () => (address ??= clientAddressOf(request, services.trustedProxies));
-    try {
-      response = await withDeadline(services, async (outsideDeadline) => {
-        const credential = await authenticate(request, services, addressOf).catch((error: unknown) => {
-          authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
-          throw error;
-        });
-        clientId = credential.clientId;
-        tenant = credential;
-        enforceAllowlist(request, credential, services.trustedProxies);
-        const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
-        Object.assign(headers, rateLimitHeaders(decision));
-        if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
+    return serveRequest(
+      request,
+      services.log,
+      'partner request',
+      (record) =>
+        withDeadline(services, async (outsideDeadline) => {
+          const credential = await authenticate(request, services, addressOf).catch((error: unknown) => {
+            authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
+            throw error;
+          });
+          record.fields.client_id = credential.clientId;
+          tenant = credential;
+          enforceAllowlist(request, credential, services.trustedProxies);
+          const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
+          Object.assign(headers, rateLimitHeaders(decision));
+          if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
-        const ctx: TenantCtx = contextFor(
-          services,
-          {
-            kind: 'partner',
-            partnerId: credential.partnerId,
-            environment: credential.environment,
-            credentialId: credential.credentialId,
-            clientId: credential.clientId,
-          },
-          requestId,
-        );
-        const hasBody = request.method === 'POST' || request.method === 'PATCH';
-        const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
-        const url = new URL(request.url);
-        // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never
-        // started executing stores nothing, so the client can correct it and retry with the same key.
-        const args = {
-          ctx,
-          request,
-          // An absent body reads as {}; a JSON `null` is a body, and not an object.
-          body: (def.body ? parseOrThrow(def.body, body === undefined ? {} : body.value) : undefined) as Infer<B>,
-          query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
-          params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
-        };
-        const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
-        if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-        const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
-        if (idempotencyKey === null) return run(ctx);
-        const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
-        return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });
-      });
-    } catch (error) {
-      response = errorResponse(error, requestId, services.log);
-    }
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    // A map bump: the go-live checklist's counts reach the database in batches (server/onboarding/request-counts.ts).
-    if (tenant) {
-      services.requestCounts.count(tenant.partnerId, tenant.environment, response.status, response.headers.has('idempotent-replayed'));
-    }
-    // Failed authentications are counted per address, and logged once per address and window with
-    // the count of those left out: a flood of wrong keys is not a flood of log lines.
-    const sampled = authFailed ? services.authFailures.fail(addressOf()) : undefined;
-    if (!sampled || sampled.log) {
-      services.log.info(
-        {
-          request_id: requestId,
-          method: request.method,
-          path: loggedPath(request.url),
-          status: response.status,
-          ms: Math.round(performance.now() - started),
-          client_id: clientId,
-          ...(sampled ? { client_address: addressOf(), failures_not_logged: sampled.suppressed } : {}),
-        },
-        'partner request',
-      );
-    }
-    return response;
+          const ctx: TenantCtx = contextFor(
+            services,
+            {
+              kind: 'partner',
+              partnerId: credential.partnerId,
+              environment: credential.environment,
+              credentialId: credential.credentialId,
+              clientId: credential.clientId,
+            },
+            record.requestId,
+          );
+          const hasBody = request.method === 'POST' || request.method === 'PATCH';
+          const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
+          const url = new URL(request.url);
+          // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never
+          // started executing stores nothing, so the client can correct it and retry with the same key.
+          const args = {
+            ctx,
+            request,
+            // An absent body reads as {}; a JSON `null` is a body, and not an object.
+            body: (def.body ? parseOrThrow(def.body, body === undefined ? {} : body.value) : undefined) as Infer<B>,
+            query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
+            params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
+          };
+          const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+          if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
+          const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
+          if (idempotencyKey === null) return run(ctx);
+          const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
+          return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });
+        }),
+      (response, record) => {
+        for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+        // A map bump: the go-live checklist's counts reach the database in batches (server/onboarding/request-counts.ts).
+        if (tenant) {
+          services.requestCounts.count(tenant.partnerId, tenant.environment, response.status, response.headers.has('idempotent-replayed'));
+        }
+        // Failed authentications are counted per address, and logged once per address and window with
+        // the count of those left out: a flood of wrong keys is not a flood of log lines.
+        const sampled = authFailed ? services.authFailures.fail(addressOf()) : undefined;
+        if (sampled) {
+          record.log = sampled.log;
+          Object.assign(record.fields, { client_address: addressOf(), failures_not_logged: sampled.suppressed });
+        }
+      },
+    );
   };
   return Object.assign(handle, { spec: routeSpec });
 }

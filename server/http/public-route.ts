@@ -1,12 +1,10 @@
-import { newRequestId } from '../ids';
 import { z } from 'zod';
 import { contextFor, type Ctx, type SystemActor } from '../context';
 import { parseOrThrow } from '../validation';
 import { clientAddressOf } from './authenticate';
 import { readJsonBody } from './body';
-import { errorResponse } from './error-response';
-import { loggedPath } from './logged-path';
 import { jsonResponse } from './json';
+import { serveRequest } from './serve-request';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
 
@@ -20,14 +18,13 @@ const jsonObject = z.record(z.string(), z.unknown());
 /** A partner-facing route that needs no credentials (the OpenAPI document). */
 export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
   const { handler, response, ...spec } = def;
-  const handle = async (_request: Request, context: RouteContext): Promise<Response> => {
-    const requestId = newRequestId();
+  const handle = async (request: Request, context: RouteContext): Promise<Response> => {
     const services = servicesOf(context);
-    try {
-      return jsonResponse(200, await handler({ services }), { 'x-request-id': requestId, 'cache-control': 'public, max-age=300' });
-    } catch (error) {
-      return errorResponse(error, requestId, services.log, { 'x-request-id': requestId });
-    }
+    return serveRequest(request, services.log, 'public request', async (record) => {
+      // A document fetched by every generator and browser: not worth a log line each.
+      record.log = false;
+      return jsonResponse(200, await handler({ services }), { 'cache-control': 'public, max-age=300' });
+    });
   };
   const routeSpec: RouteSpec = {
     ...spec,
@@ -55,31 +52,14 @@ interface PostDefinition<B extends z.ZodType, R extends z.ZodType> extends Omit<
 export function publicPostRoute<B extends z.ZodType, R extends z.ZodType>(def: PostDefinition<B, R>): SpecifiedHandler {
   const { handler, ...spec } = def;
   const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const requestId = newRequestId();
-    const started = performance.now();
     const services = servicesOf(context);
-    let response: Response;
-    try {
+    return serveRequest(request, services.log, 'public request', async (record) => {
       const read = await readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS);
       const body = parseOrThrow(def.body, read === undefined ? {} : read.value);
-      const ctx = contextFor(services, { kind: 'system', name: 'public' } as SystemActor, requestId);
+      const ctx = contextFor(services, { kind: 'system', name: 'public' } as SystemActor, record.requestId);
       const address = clientAddressOf(request, services.trustedProxies);
-      response = jsonResponse(def.response.status, await handler({ ctx, body, address }));
-    } catch (error) {
-      response = errorResponse(error, requestId, services.log);
-    }
-    response.headers.set('x-request-id', requestId);
-    services.log.info(
-      {
-        request_id: requestId,
-        method: request.method,
-        path: loggedPath(request.url),
-        status: response.status,
-        ms: Math.round(performance.now() - started),
-      },
-      'public request',
-    );
-    return response;
+      return jsonResponse(def.response.status, await handler({ ctx, body, address }));
+    });
   };
   return Object.assign(handle, { spec: { ...spec, auth: false } as RouteSpec });
 }
