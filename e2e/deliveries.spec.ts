@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test } from './partner-api';
 import { signIn, snapshot } from './console';
 import { startReceiver } from './receiver';
 
@@ -6,32 +6,23 @@ import { startReceiver } from './receiver';
 // HTTPS receiver, its order; the order's deliveries found in the log and on its timeline, an attempt opened
 // and redelivered (the receiver gets the same event id again), and a range replayed after its preview.
 
-const partner = () => ({ 'x-client-id': process.env.E2E_CLIENT_ID!, 'x-api-key': process.env.E2E_API_KEY! });
-
-async function rest(request: APIRequestContext, path: string, data: unknown) {
-  const res = await request.post(path, { headers: partner(), data });
-  const body = await res.json();
-  expect(res.status(), JSON.stringify(body)).toBe(201);
-  return body;
-}
-
 test('an admin finds an order’s deliveries, opens an attempt, redelivers it and replays a range to completion', async ({
   page,
-  request,
+  partnerApi,
 }) => {
   test.setTimeout(120_000);
   const receiver = await startReceiver();
   try {
-    const hook = await rest(request, '/partner/webhooks', {
+    const hook = await partnerApi.post('/partner/webhooks', {
       url: `${receiver.url}/hook`,
       event_filters: ['order.created', 'order.courier_assigned'],
     });
-    const quote = await rest(request, '/partner/quotes', {
+    const quote = await partnerApi.post('/partner/quotes', {
       pickup: { lat: 40.7484, lng: -73.9857 },
       dropoff: { lat: 40.758, lng: -73.9855 },
     });
     const externalId = `e2e-${Date.now()}`;
-    const order = await rest(request, '/partner/orders', { quote_id: quote.id, external_id: externalId });
+    const order = await partnerApi.post('/partner/orders', { quote_id: quote.id, external_id: externalId });
     const eventIds = () => receiver.received.map((r) => r.headers['x-service-event-id']);
     await expect.poll(() => receiver.received.length, { message: 'the receiver got order.created' }).toBe(1);
     const eventId = eventIds()[0] as string;
@@ -148,16 +139,16 @@ test('an admin finds an order’s deliveries, opens an attempt, redelivers it an
 test('support redelivers and replays from the console, but the order timeline offers them no advance', async ({
   page,
   browser,
-  request,
+  partnerApi,
 }) => {
   const receiver = await startReceiver();
   try {
-    const hook = await rest(request, '/partner/webhooks', { url: `${receiver.url}/support`, event_filters: ['order.created'] });
-    const quote = await rest(request, '/partner/quotes', {
+    const hook = await partnerApi.post('/partner/webhooks', { url: `${receiver.url}/support`, event_filters: ['order.created'] });
+    const quote = await partnerApi.post('/partner/quotes', {
       pickup: { lat: 40.7484, lng: -73.9857 },
       dropoff: { lat: 40.758, lng: -73.9855 },
     });
-    const order = await rest(request, '/partner/orders', { quote_id: quote.id });
+    const order = await partnerApi.post('/partner/orders', { quote_id: quote.id });
     await expect.poll(() => receiver.received.length, { message: 'the receiver got order.created' }).toBe(1);
 
     // A support operator, made by the admin over the console's own API (the Operators page is tested elsewhere).

@@ -1,24 +1,10 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './partner-api';
 import { signIn, snapshot } from './console';
 
 // The go-live review backed by the sandbox record: the demo partner works in the sandbox by REST and
 // asks for go-live; the admin watches the checklist follow, opens the evidence, and approves with an
 // e-mail (the production credential is handed over, not shown).
-
-const partner = () => ({ 'x-client-id': process.env.E2E_CLIENT_ID!, 'x-api-key': process.env.E2E_API_KEY! });
-const QUOTE = { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } };
-
-async function rest(request: APIRequestContext, path: string, data: unknown, status: number) {
-  const res = await request.post(path, { headers: partner(), data });
-  const body = await res.json();
-  expect(res.status(), JSON.stringify(body)).toBe(status);
-  return body;
-}
-
-async function order(request: APIRequestContext) {
-  const quote = await rest(request, '/partner/quotes', QUOTE, 201);
-  return rest(request, '/partner/orders', { quote_id: quote.id }, 201);
-}
 
 /** Re-reads the checklist until the item shows `result`: counts reach the database every 5 s. */
 async function expectCheck(page: Page, key: string, result: 'Passed' | 'Not yet') {
@@ -35,11 +21,11 @@ async function expectCheck(page: Page, key: string, result: 'Passed' | 'Not yet'
 
 test('the demo partner works in the sandbox and asks for go-live; the admin reviews its record and approves with an e-mail', async ({
   page,
-  request,
+  partnerApi,
 }) => {
   test.setTimeout(120_000);
-  const first = await order(request);
-  await rest(request, '/partner/go-live-request', { note: 'Quotes and orders work in our staging app.' }, 202);
+  const first = await partnerApi.newOrder();
+  await partnerApi.post('/partner/go-live-request', { note: 'Quotes and orders work in our staging app.' }, 202);
 
   await signIn(page);
   await page.getByRole('link', { name: 'Partners' }).click();
@@ -57,11 +43,11 @@ test('the demo partner works in the sandbox and asks for go-live; the admin revi
 
   // More sandbox work: one order simulated to delivered, another cancelled; the checklist follows.
   for (let step = 0; step < 8; step++) {
-    const moved = await rest(request, `/partner/orders/${first.id}/simulate`, {}, 200);
+    const moved = await partnerApi.post(`/partner/orders/${first.id}/simulate`, {}, 200);
     if (moved.status === 'delivered') break;
   }
-  const second = await order(request);
-  await rest(request, `/partner/orders/${second.id}/cancel`, {}, 200);
+  const second = await partnerApi.newOrder();
+  await partnerApi.post(`/partner/orders/${second.id}/cancel`, {}, 200);
   await expectCheck(page, 'order_delivered_and_cancelled', 'Passed');
   await expectCheck(page, 'invalid_share', 'Passed');
   const evidence = page.getByTestId('check-order_delivered_and_cancelled').getByRole('link', { name: first.id });
@@ -79,6 +65,6 @@ test('the demo partner works in the sandbox and asks for go-live; the admin revi
   await snapshot(page, 'go-live-approved', test.info());
 
   // Once approved, the partner's sandbox key asking again gets the state, not a new review.
-  const again = await rest(request, '/partner/go-live-request', {}, 409);
+  const again = await partnerApi.post('/partner/go-live-request', {}, 409);
   expect(again.error).toMatchObject({ code: 'go_live_already_approved', go_live_status: 'approved' });
 });

@@ -1,11 +1,10 @@
-import { expect, test } from '@playwright/test';
+import { expect, QUOTE, test } from './partner-api';
 import { signIn, snapshot } from './console';
-
-const QUOTE = { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } };
 
 test('an admin hands sandbox credentials over by e-mail; the partner opens the kept message’s link, sees the key once and uses it', async ({
   page,
   browser,
+  partnerApi,
 }) => {
   await signIn(page);
   await page.getByRole('link', { name: 'Partners' }).click();
@@ -52,12 +51,7 @@ test('an admin hands sandbox credentials over by e-mail; the partner opens the k
   expect(key).toMatch(/^sk_sandbox_/);
   await snapshot(partner, 'handover-after', test.info());
 
-  const quoted = await fetch(`${process.env.E2E_BASE_URL}/partner/quotes`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-client-id': clientId, 'x-api-key': key },
-    body: JSON.stringify(QUOTE),
-  });
-  expect(quoted.status).toBe(201);
+  await partnerApi.as({ clientId, apiKey: key }).post('/partner/quotes', QUOTE);
 
   // A second visit: the link was used, and the page says whom to ask.
   await partner.reload();

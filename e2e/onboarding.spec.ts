@@ -1,11 +1,10 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, QUOTE, test } from './partner-api';
 import { signIn, snapshot } from './console';
 
 // The whole path of the specification's part 5, by clicking, with npm start's local outbox standing in for
 // the mail server: a company asks for access, confirms its address from the mail, an operator approves,
 // the developer opens the hand-over link, sees the key once and uses it.
-
-const QUOTE = { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } };
 
 /** The link in the newest kept message to `to` with `subject`, read in the console's outbox. */
 async function linkInOutbox(page: Page, to: string, subject: string, path: RegExp): Promise<string> {
@@ -19,6 +18,7 @@ async function linkInOutbox(page: Page, to: string, subject: string, path: RegEx
 test('a company asks for access, confirms its address, an admin approves, and the developer receives the key once', async ({
   page,
   browser,
+  partnerApi,
 }) => {
   const company = `Onboarding Couriers ${Date.now()}`;
   const email = `ops-${Date.now()}@couriers.example`;
@@ -56,12 +56,7 @@ test('a company asks for access, confirms its address, an admin approves, and th
   const shown = visitor.getByRole('status', { name: 'Your credentials' });
   const clientId = (await shown.getByLabel('Client ID').textContent())!;
   const key = (await shown.getByLabel('API key').textContent())!;
-  const quoted = await fetch(`${process.env.E2E_BASE_URL}/partner/quotes`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-client-id': clientId, 'x-api-key': key },
-    body: JSON.stringify(QUOTE),
-  });
-  expect(quoted.status).toBe(201);
+  await partnerApi.as({ clientId, apiKey: key }).post('/partner/quotes', QUOTE);
   await visitor.reload();
   await expect(visitor.getByRole('alert', { name: 'Link refused' })).toContainText('already used');
 

@@ -1,4 +1,5 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test, type PartnerApi } from './partner-api';
 import { signIn, snapshot } from './console';
 import { startReceiver } from './receiver';
 
@@ -6,19 +7,12 @@ import { startReceiver } from './receiver';
 // delivery with its latest attempts only, and the history cap as an admin meets it: a move that does not end
 // a full order is refused beside the control, while cancelling it still works.
 
-const partner = () => ({ 'x-client-id': process.env.E2E_CLIENT_ID!, 'x-api-key': process.env.E2E_API_KEY! });
-
-async function post(request: APIRequestContext, path: string, data: unknown = {}) {
-  const res = await request.post(path, { headers: partner(), data });
-  return { status: res.status(), body: await res.json() };
-}
-
 /** Flips the sandbox order courier_assigned <-> created `times` times (or until refused); the last answer. */
-async function flip(request: APIRequestContext, orderId: string, times: number) {
+async function flip(partnerApi: PartnerApi, orderId: string, times: number) {
   let last = { status: 0, body: {} as { status?: string; error?: { code: string } } };
   for (let i = 0; i < times; i++) {
     const to = last.body.status === 'courier_assigned' ? 'created' : 'courier_assigned';
-    last = await post(request, `/partner/orders/${orderId}/simulate`, { status: to });
+    last = await partnerApi.send('POST', `/partner/orders/${orderId}/simulate`, { status: to });
     if (last.status !== 200) break;
   }
   return last;
@@ -26,40 +20,41 @@ async function flip(request: APIRequestContext, orderId: string, times: number) 
 
 test('an admin pages through a long order’s events, sees each delivery’s latest attempts, and meets the history cap beside Advance', async ({
   page,
-  request,
+  partnerApi,
 }) => {
   test.setTimeout(120_000);
   const receiver = await startReceiver();
   try {
-    await timeline(page, request, receiver);
+    await timeline(page, partnerApi, receiver);
   } finally {
     await receiver.close();
   }
 });
 
-async function timeline(page: Page, request: APIRequestContext, receiver: Awaited<ReturnType<typeof startReceiver>>) {
-  const hook = await post(request, '/partner/webhooks', { url: `${receiver.url}/timeline`, event_filters: ['order.created'] });
+async function timeline(page: Page, partnerApi: PartnerApi, receiver: Awaited<ReturnType<typeof startReceiver>>) {
+  const hook = await partnerApi.send('POST', '/partner/webhooks', { url: `${receiver.url}/timeline`, event_filters: ['order.created'] });
   expect(hook.status).toBe(201);
-  const quote = await post(request, '/partner/quotes', {
+  const quote = await partnerApi.send('POST', '/partner/quotes', {
     pickup: { lat: 40.7484, lng: -73.9857 },
     dropoff: { lat: 40.758, lng: -73.9855 },
   });
   expect(quote.status).toBe(201);
-  const order = (await post(request, '/partner/orders', { quote_id: quote.body.id })).body;
+  const order = (await partnerApi.send('POST', '/partner/orders', { quote_id: quote.body.id })).body;
   await expect.poll(() => receiver.received.length, { message: 'order.created arrived' }).toBe(1);
   const eventId = receiver.received[0]!.headers['x-service-event-id'] as string;
   // Redelivered until six attempts arrived (one still on its way is not sent twice): more than the timeline shows.
   await expect
     .poll(
       async () => {
-        if (receiver.received.length < 6) await post(request, `/partner/events/${eventId}/redeliver`, { webhook_id: hook.body.id });
+        if (receiver.received.length < 6)
+          await partnerApi.send('POST', `/partner/events/${eventId}/redeliver`, { webhook_id: hook.body.id });
         return receiver.received.length;
       },
       { message: 'six attempts of order.created arrived', timeout: 30_000, intervals: [300] },
     )
     .toBe(6);
   // 24 flips: 25 events, three pages of ten; the newest is the 24th flip, back to created.
-  expect((await flip(request, order.id, 24)).status).toBe(200);
+  expect((await flip(partnerApi, order.id, 24)).status).toBe(200);
 
   await signIn(page);
   await page.goto(`/orders/${order.id}`);
@@ -91,7 +86,7 @@ async function timeline(page: Page, request: APIRequestContext, receiver: Awaite
   await expect(range).toHaveText('Newest first: events 11 to 20');
 
   // To the cap (99 entries): the next flip is refused through the API, and in the console too.
-  const refused = await flip(request, order.id, 200);
+  const refused = await flip(partnerApi, order.id, 200);
   expect(refused).toMatchObject({ status: 409, body: { error: { code: 'order_history_full' } } });
   await page.reload();
   await expect(page.getByRole('list', { name: 'Status history' }).getByRole('listitem')).toHaveCount(99);

@@ -1,23 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './partner-api';
 import { signIn, snapshot } from './console';
 
 // The overview after real traffic (orders by REST, a subscription nobody answers), the audit log of
 // what an operator did (filtered, diffed, exported as CSV), and both reached by keyboard alone.
 
-const partner = () => ({ 'X-Client-ID': process.env.E2E_CLIENT_ID!, 'X-API-Key': process.env.E2E_API_KEY! });
 const DEAD_URL = 'https://127.0.0.1:1/hook';
-
-async function newOrder(request: APIRequestContext): Promise<string> {
-  const quote = await request.post('/partner/quotes', {
-    headers: partner(),
-    data: { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } },
-  });
-  expect(quote.status(), await quote.text()).toBe(201);
-  const order = await request.post('/partner/orders', { headers: partner(), data: { quote_id: (await quote.json()).id } });
-  expect(order.status(), await order.text()).toBe(201);
-  return (await order.json()).id;
-}
 
 /** One operator API call with the page's session (the console's own data path). */
 async function gql(page: Page, query: string, variables: Record<string, unknown> = {}) {
@@ -27,12 +16,13 @@ async function gql(page: Page, query: string, variables: Record<string, unknown>
   return body.data;
 }
 
-test('the overview charts the traffic, names the failing subscription and lists its latest failures, live', async ({ page, request }) => {
+test('the overview charts the traffic, names the failing subscription and lists its latest failures, live', async ({
+  page,
+  partnerApi,
+}) => {
   // A subscription to a port nobody listens on: every attempt fails with a connection error.
-  const sub = await request.post('/partner/webhooks', { headers: partner(), data: { url: DEAD_URL, event_filters: ['order.created'] } });
-  expect(sub.status(), await sub.text()).toBe(201);
-  const subscriptionId = (await sub.json()).id as string;
-  for (let i = 0; i < 3; i++) await newOrder(request);
+  const subscriptionId = (await partnerApi.post('/partner/webhooks', { url: DEAD_URL, event_filters: ['order.created'] })).id as string;
+  for (let i = 0; i < 3; i++) await partnerApi.newOrder();
 
   await signIn(page);
   await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();

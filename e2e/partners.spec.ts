@@ -1,17 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, QUOTE, test } from './partner-api';
 import { signIn, snapshot } from './console';
-
-const BASE = () => process.env.E2E_BASE_URL!;
-const QUOTE = { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } };
-
-/** A partner API call from the test process (loopback), as the partner's server would make it. */
-async function partnerCall(path: string, clientId: string, key: string, body: unknown): Promise<Response> {
-  return fetch(`${BASE()}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-client-id': clientId, 'x-api-key': key },
-    body: JSON.stringify(body),
-  });
-}
 
 /** The operator API as the signed-in browser calls it (its session cookie). */
 async function operatorApi(page: Page, query: string, variables: Record<string, unknown>) {
@@ -24,6 +13,7 @@ async function operatorApi(page: Page, query: string, variables: Record<string, 
 test('an admin creates a partner, issues sandbox credentials that work, and an allowlist entry refuses other addresses; support sees it read-only', async ({
   page,
   browser,
+  partnerApi,
 }) => {
   await signIn(page);
   await page.getByRole('link', { name: 'Partners' }).click();
@@ -59,7 +49,7 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
   await expect(page.getByRole('table', { name: /API credentials/ })).toContainText(clientId);
   await snapshot(page, 'partner-credential-issued', test.info());
 
-  const quoted = await partnerCall('/partner/quotes', clientId, key, QUOTE);
+  const quoted = await partnerApi.as({ clientId, apiKey: key }).send('POST', '/partner/quotes', QUOTE);
   expect(quoted.status).toBe(201);
 
   // An allowlist entry, validated as typed with the server's rule; then the test's loopback address is refused.
@@ -77,7 +67,10 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
   await expect(allowlist).toContainText('partner egress');
   // Every process applies the change within CREDENTIAL_CACHE_TTL_MS (3 s by default).
   await expect
-    .poll(async () => (await partnerCall('/partner/quotes', clientId, key, QUOTE)).status, { timeout: 15_000, intervals: [250, 500, 1000] })
+    .poll(async () => (await partnerApi.as({ clientId, apiKey: key }).send('POST', '/partner/quotes', QUOTE)).status, {
+      timeout: 15_000,
+      intervals: [250, 500, 1000],
+    })
     .toBe(403);
   await snapshot(page, 'partner', test.info());
 
@@ -117,7 +110,10 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
   await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke credential' }).click();
   await expect(page.getByRole('table', { name: /API credentials/ })).toContainText('revoked');
   await expect
-    .poll(async () => (await partnerCall('/partner/quotes', clientId, key, QUOTE)).status, { timeout: 15_000, intervals: [250, 500, 1000] })
+    .poll(async () => (await partnerApi.as({ clientId, apiKey: key }).send('POST', '/partner/quotes', QUOTE)).status, {
+      timeout: 15_000,
+      intervals: [250, 500, 1000],
+    })
     .toBe(401);
 
   // Go-live review and rate limit, by clicking.
@@ -157,16 +153,13 @@ test('an admin creates a partner, issues sandbox credentials that work, and an a
 test('a subscription made by REST opens from its partner page to its health, which support or admin disables and enables', async ({
   page,
   browser,
+  partnerApi,
 }) => {
-  const [clientId, key] = [process.env.E2E_CLIENT_ID!, process.env.E2E_API_KEY!];
   // A loopback address nothing listens on (the e2e service allows private networks): attempts fail.
   const url = `https://127.0.0.1:9/hook-${Date.now()}`;
-  const made = await partnerCall('/partner/webhooks', clientId, key, { url });
-  expect(made.status, await made.clone().text()).toBe(201);
+  await partnerApi.post('/partner/webhooks', { url });
   // An order makes an order.created event, whose delivery to that address fails: the health page has an attempt to show.
-  const quote = await (await partnerCall('/partner/quotes', clientId, key, QUOTE)).json();
-  const order = await partnerCall('/partner/orders', clientId, key, { quote_id: quote.id });
-  expect(order.status, await order.clone().text()).toBe(201);
+  await partnerApi.newOrder();
 
   await signIn(page);
   await page.getByRole('link', { name: 'Partners' }).click();
