@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
-import { NotFoundError } from '../errors';
 import { parseOrThrow } from '../validation';
 import { lockAdmins, refuseWithoutActiveAdmin } from './active-admins';
 import type { OperatorSummary } from './list';
+import { lockOperator } from './lock';
 
 export const changeOperatorRoleInput = z.strictObject({
   id: z.string().min(1).max(100),
@@ -30,18 +30,7 @@ export async function changeOperatorRole({
   const { id, role } = parseOrThrow(changeOperatorRoleInput, input);
   return withTransaction(ctx, async (tx) => {
     await lockAdmins(tx);
-    const [row] = await tx.db
-      .select({
-        id: operators.id,
-        email: operators.email,
-        role: operators.role,
-        createdAt: operators.createdAt,
-        disabledAt: operators.disabledAt,
-      })
-      .from(operators)
-      .where(eq(operators.id, id))
-      .for('update');
-    if (!row) throw new NotFoundError('operator', id);
+    const row = await lockOperator(tx, id);
     if (row.role === role) return { ...row, changed: false };
     await tx.db.update(operators).set({ role }).where(eq(operators.id, id));
     await recordAudit(tx, {

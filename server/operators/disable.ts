@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
-import { NotFoundError } from '../errors';
 import { endSessionsOf } from '../sessions/end-all';
 import { parseOrThrow } from '../validation';
 import { lockAdmins, refuseWithoutActiveAdmin } from './active-admins';
 import type { OperatorSummary } from './list';
+import { lockOperator } from './lock';
 
 export const operatorIdInput = z.strictObject({ id: z.string().min(1).max(100) });
 
@@ -28,18 +28,7 @@ export async function disableOperator({
   const { id } = parseOrThrow(operatorIdInput, input);
   return withTransaction(ctx, async (tx) => {
     await lockAdmins(tx);
-    const [row] = await tx.db
-      .select({
-        id: operators.id,
-        email: operators.email,
-        role: operators.role,
-        createdAt: operators.createdAt,
-        disabledAt: operators.disabledAt,
-      })
-      .from(operators)
-      .where(eq(operators.id, id))
-      .for('update');
-    if (!row) throw new NotFoundError('operator', id);
+    const row = await lockOperator(tx, id);
     if (row.disabledAt) return { ...row, changed: false, sessionsEnded: 0 };
     const [updated] = await tx.db
       .update(operators)

@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import { operators } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { withTransaction, type Ctx } from '../context';
-import { NotFoundError } from '../errors';
 import { parseOrThrow } from '../validation';
 import { operatorIdInput } from './disable';
 import type { OperatorSummary } from './list';
+import { lockOperator } from './lock';
 
 /**
  * Lets a disabled operator sign in again, with the password they had (their old sessions stay ended).
@@ -21,18 +21,7 @@ export async function enableOperator({
 }): Promise<OperatorSummary & { changed: boolean }> {
   const { id } = parseOrThrow(operatorIdInput, input);
   return withTransaction(ctx, async (tx) => {
-    const [row] = await tx.db
-      .select({
-        id: operators.id,
-        email: operators.email,
-        role: operators.role,
-        createdAt: operators.createdAt,
-        disabledAt: operators.disabledAt,
-      })
-      .from(operators)
-      .where(eq(operators.id, id))
-      .for('update');
-    if (!row) throw new NotFoundError('operator', id);
+    const row = await lockOperator(tx, id);
     if (!row.disabledAt) return { ...row, changed: false };
     await tx.db.update(operators).set({ disabledAt: null }).where(eq(operators.id, id));
     await recordAudit(tx, {
