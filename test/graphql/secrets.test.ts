@@ -12,7 +12,8 @@ const SHOWN_ONCE = new Set(['IssuedCredential.key', 'CreateOperatorResult.genera
 describe('the operator schema', () => {
   it('has no field that could hold a secret', () => {
     const offending = Object.values(operatorSchema().getTypeMap())
-      .filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__'))
+      // A mutation is a verb (changePassword): what it answers is a type of its own, checked here too.
+      .filter((t): t is GraphQLObjectType => isObjectType(t) && !t.name.startsWith('__') && t.name !== 'Mutation')
       .flatMap((t) => Object.keys(t.getFields()).map((f) => `${t.name}.${f}`))
       .filter((name) => SECRET_NAME.test(name.split('.')[1]!) && !SHOWN_ONCE.has(name));
     expect(offending).toEqual([]);
