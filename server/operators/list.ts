@@ -11,16 +11,19 @@ export interface OperatorSummary {
   disabledAt: Date | null;
 }
 
+/** The columns an operator is shown by: never the password hash. */
+export const operatorSummaryColumns = {
+  id: operators.id,
+  email: operators.email,
+  role: operators.role,
+  createdAt: operators.createdAt,
+  disabledAt: operators.disabledAt,
+};
+
 /** Operators, newest first (ids sort by creation), `first` plus one to tell whether more follow. No password hash leaves here. */
 export async function listOperators({ ctx, input }: { ctx: Ctx; input: { first: number; after?: string } }): Promise<OperatorSummary[]> {
   return ctx.db
-    .select({
-      id: operators.id,
-      email: operators.email,
-      role: operators.role,
-      createdAt: operators.createdAt,
-      disabledAt: operators.disabledAt,
-    })
+    .select(operatorSummaryColumns)
     .from(operators)
     .where(input.after ? lt(operators.id, input.after) : undefined)
     .orderBy(desc(operators.id))

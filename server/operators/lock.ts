@@ -2,21 +2,11 @@ import { eq } from 'drizzle-orm';
 import { operators } from '@/db/schema';
 import type { Ctx } from '../context';
 import { NotFoundError } from '../errors';
-import type { OperatorSummary } from './list';
+import { operatorSummaryColumns, type OperatorSummary } from './list';
 
 /** The operator's row, locked for the rest of the caller's transaction (a change decides on what it read); 404 when unknown. */
 export async function lockOperator(tx: Ctx, id: string): Promise<OperatorSummary> {
-  const [row] = await tx.db
-    .select({
-      id: operators.id,
-      email: operators.email,
-      role: operators.role,
-      createdAt: operators.createdAt,
-      disabledAt: operators.disabledAt,
-    })
-    .from(operators)
-    .where(eq(operators.id, id))
-    .for('update');
+  const [row] = await tx.db.select(operatorSummaryColumns).from(operators).where(eq(operators.id, id)).for('update');
   if (!row) throw new NotFoundError('operator', id);
   return row;
 }
