@@ -1,10 +1,13 @@
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 // A connection that has not sent its first request is given this long before a draining server
 // closes it: it was accepted, so its request is answered (Go's http.Server.Shutdown waits 5 s).
 const NEW_CONNECTION_GRACE_MS = 2000;
 const SWEEP_MS = 50;
+// How long a draining server still accepts what the kernel queued before the signal (see drain()).
+const ACCEPT_WINDOW_MS = 20;
 
 interface Connection {
   openedAt: number;
@@ -29,7 +32,9 @@ export function trackForDrain(server: Server): HttpDrain {
   let draining = false;
   let inFlight = 0;
   let answered = 0;
+  let accepted = 0;
   server.on('connection', (socket: Socket) => {
+    accepted++;
     connections.set(socket, { openedAt: performance.now(), requests: 0, active: 0 });
     socket.once('close', () => connections.delete(socket));
   });
@@ -68,12 +73,23 @@ export function trackForDrain(server: Server): HttpDrain {
       draining = true;
       answered = 0;
       // Connections the kernel completed before the signal wait in the listen backlog until a poll of
-      // the event loop accepts them (libuv accepts until the backlog is empty); closing the listener
-      // first resets them. One turn was thought enough (the signal and the ready listener seen in the
-      // same poll), but with the suite's other files loading both cores, 7 requests connected 48 ms
-      // before the signal were reset (test/ops/drain.test.ts, twice in four runs): so wait until a
-      // whole poll phase has run after the signal's, which accepts whatever was queued by then.
-      for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      // the event loop accepts them; closing the listener first resets them. One turn of the loop was
+      // thought enough, but with the suite's other files loading both cores, requests that connected
+      // 48 ms before the signal were reset: 7-9 of 40 with one turn, 2 with two (test/ops/drain.test.ts,
+      // in the full suite; alone beside two CPU hogs, one turn failed 2 runs of 2 and two turns passed 3
+      // of 3). So the listener stays open until a turn of the loop accepts nothing new and at least
+      // ACCEPT_WINDOW_MS have passed (at most ten times that): what it accepts meanwhile is answered
+      // with `connection: close`, like every request during the drain.
+      const began = performance.now();
+      for (;;) {
+        const before = accepted;
+        // Two: the second runs after a whole poll phase that began after this one.
+        await nextTurn();
+        await nextTurn();
+        const waited = performance.now() - began;
+        if (waited >= ACCEPT_WINDOW_MS * 10 || (accepted === before && waited >= ACCEPT_WINDOW_MS)) break;
+        if (accepted === before) await sleep(1);
+      }
       // net.Server's close, not http.Server's: Node's also closes every connection whose request it
       // has not parsed yet, so a client that connected a moment before the signal would be reset.
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
