@@ -28,18 +28,7 @@ export interface FanOutResult {
 export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds: string[] } }): Promise<FanOutResult> {
   if (input.eventIds.length === 0) return { found: 0, claimed: [], skipped: 0 };
   return withTransaction(ctx, async (tx) => {
-    const found = await tx.db
-      .select({
-        id: events.id,
-        type: events.type,
-        partnerId: events.partnerId,
-        environment: events.environment,
-        objectId: events.objectId,
-        envelope: events.envelope,
-        createdAt: events.createdAt,
-      })
-      .from(events)
-      .where(inArray(events.id, input.eventIds));
+    const found = await tx.db.select().from(events).where(inArray(events.id, input.eventIds));
     if (found.length === 0) return { found: 0, claimed: [], skipped: 0 };
     const scopes = [...new Map(found.map((e) => [`${e.partnerId}:${e.environment}`, e])).values()];
     const subscriptions = await tx.db

@@ -27,6 +27,9 @@ export interface SignedIn {
   operator: { id: string; email: string; role: OperatorRole };
 }
 
+// One answer for every refusal: which part was wrong is not told.
+const invalidCredentials = () => new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
+
 /**
  * Signs an operator in: one answer for an unknown e-mail, a wrong password and a disabled operator (and
  * the same scrypt cost for each), and a 429 once the account from this address, the address, or the
@@ -50,7 +53,7 @@ export async function signIn({
     return found.operator !== undefined && found.operator.disabledAt === null && matches;
   });
   const operator = found.operator;
-  if (!ok || !operator) throw new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
+  if (!ok || !operator) throw invalidCredentials();
 
   const actor = { kind: 'operator' as const, operatorId: operator.id, email: operator.email, role: operator.role };
   return withTransaction(contextFor(ctx, actor, ctx.requestId), async (tx) => {
@@ -61,7 +64,7 @@ export async function signIn({
       .from(operators)
       .where(eq(operators.id, operator.id))
       .for('share');
-    if (!still || still.disabledAt !== null) throw new AppError('unauthenticated', 'invalid_credentials', 'Wrong e-mail or password.');
+    if (!still || still.disabledAt !== null) throw invalidCredentials();
     const token = newSessionToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + ctx.env.OPERATOR_SESSION_HOURS * 3_600_000);
