@@ -28,10 +28,14 @@ describe('mail', () => {
     expect(mail.from).toBe('ops@pdp.example');
     expect(mail.raw).toContain('Subject: Your sandbox key');
     expect(mail.raw).toContain(LINK);
-    const [row] = await svc.rt.db.execute<{ status: string; body_sealed: string }>(
-      sql`select status, body_sealed from mail_messages where id = ${id}`,
-    );
-    expect(row!.status).toBe('sent');
+    // The server has the message before the job records it as sent: the row follows a moment later.
+    const row = await waitFor('the message recorded as sent', async () => {
+      const [r] = await svc.rt.db.execute<{ status: string; body_sealed: string }>(
+        sql`select status, body_sealed from mail_messages where id = ${id}`,
+      );
+      return r?.status === 'sent' ? r : undefined;
+    });
+    expect(row.status).toBe('sent');
     expect(row!.body_sealed).not.toContain('tok_secret');
     const audit = await svc.rt.db.execute(sql`select after from audit_log where target_id = ${id}`);
     expect(JSON.stringify(audit)).toContain('dev@partner.example');
