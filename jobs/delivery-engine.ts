@@ -33,6 +33,8 @@ export class DeliveryEngine {
   private readonly waiting = new Map<string, ClaimedAttempt[]>();
   private readonly running = new Map<string, number>();
   private readonly replaying = new Map<string, number>();
+  /** Finished attempts awaiting their record, by subscription. */
+  private readonly unrecorded = new Map<string, number>();
   /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
   private readonly held = new Set<string>();
   /** Attempts being sent, by delivery id. */
@@ -149,13 +151,17 @@ export class DeliveryEngine {
 
   // Replayed attempts take at most half a subscription's share, so a backfill never holds the slots
   // its live deliveries need; live attempts take any free slot, ahead of replayed ones waiting.
+  // A subscription also waits while a share's worth of its finished attempts await their record: a
+  // process that dies re-sends what it had sent and not recorded, so that is at most twice its share
+  // (a 2-worker test once saw 6 re-sends of a 5 ms endpoint behind one slow write, bound 4).
   private pump(subscriptionId: string): void {
     const queue = this.waiting.get(subscriptionId);
     if (!queue) return;
     let running = this.running.get(subscriptionId) ?? 0;
     let replaying = this.replaying.get(subscriptionId) ?? 0;
     const replayShare = Math.max(1, Math.floor(this.share / 2));
-    for (let i = 0; i < queue.length && running < this.share;) {
+    const unrecorded = this.unrecorded.get(subscriptionId) ?? 0;
+    for (let i = 0; i < queue.length && running < this.share && running + unrecorded < 2 * this.share;) {
       const attempt = queue[i]!;
       if (attempt.trigger === 'replay' && replaying >= replayShare) {
         i++;
@@ -177,19 +183,14 @@ export class DeliveryEngine {
     const outcome = await attemptDelivery(this.ctx, attempt, this.client);
     this.sending.delete(attempt.id);
     this.inFlight--;
-    const left = (this.running.get(attempt.subscription_id) ?? 1) - 1;
-    if (left > 0) this.running.set(attempt.subscription_id, left);
-    else this.running.delete(attempt.subscription_id);
-    if (attempt.trigger === 'replay') {
-      const replaying = (this.replaying.get(attempt.subscription_id) ?? 1) - 1;
-      if (replaying > 0) this.replaying.set(attempt.subscription_id, replaying);
-      else this.replaying.delete(attempt.subscription_id);
-    }
+    decrement(this.running, attempt.subscription_id);
+    if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {
       if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
     }
     this.done.push(outcome);
+    this.unrecorded.set(attempt.subscription_id, (this.unrecorded.get(attempt.subscription_id) ?? 0) + 1);
     this.flushSoon();
     if (!this.stopping) this.pump(attempt.subscription_id);
   }
@@ -212,7 +213,13 @@ export class DeliveryEngine {
         this.ctx.log.error({ deliveries: batch.length, err: error }, 'recording webhook attempts failed; their claims will lapse');
       }
       // Recorded, or left to lapse and be swept: either way no longer renewed by this process.
-      for (const outcome of batch) this.held.delete(outcome.claimed.id);
+      const subscriptions = new Set<string>();
+      for (const { claimed } of batch) {
+        this.held.delete(claimed.id);
+        decrement(this.unrecorded, claimed.subscription_id);
+        subscriptions.add(claimed.subscription_id);
+      }
+      if (!this.stopping) for (const subscription of subscriptions) this.pump(subscription);
       this.wakeRoomWaiters();
     }
     this.flushing = undefined;
@@ -294,4 +301,11 @@ export function deliveryEngineOf(deps: Deps): DeliveryEngine {
   const engine = engines.get(deps);
   if (!engine) throw new Error('the delivery engine is not started in this process');
   return engine;
+}
+
+/** Counts by subscription keep only keys above zero. */
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
