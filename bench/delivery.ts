@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureLocalCa, type LocalCa } from '@/server/boot/local-ca';
 import { newId } from '@/server/ids';
+import { processTreeCpuMs } from './cpu';
 import { median, percentile } from './load';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { startEmitter } from './emitter';
@@ -47,6 +48,8 @@ interface PhaseResult {
   deliveriesPerSecond: number;
   p50: number;
   p99: number;
+  /** The slowest commit-to-receipt, ms. */
+  max: number;
 }
 
 /** Emits `events` events (in transactions of `batch`, `eventsPerSecond` paced or as fast as possible) and waits for every delivery. */
@@ -105,6 +108,7 @@ async function phase(
     deliveriesPerSecond: seen.size / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    max: latencies.length > 0 ? latencies[latencies.length - 1]! : NaN,
   };
 }
 
@@ -176,9 +180,11 @@ async function direct(
   return { rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
-  const events = Math.max(1, Number(process.env.BENCH_EVENTS ?? 10_000));
-  const workers = Math.max(1, Number(process.env.BENCH_WORKERS ?? 1));
+/**
+ * The pipeline as `npm start` runs it: `workers` service processes (the first serves the API the bench
+ * subscribes through), SUBSCRIPTIONS subscriptions on a local HTTPS receiver, and the bench's emitter.
+ */
+async function startPipeline(ctx: BenchContext, workers: number, nodeArgs: (i: number) => string[] = () => []) {
   const caDir = mkdtempSync(path.join(tmpdir(), 'bench-ca-'));
   ctx.onCleanup(async () => rmSync(caDir, { recursive: true, force: true }));
   const ca = ensureLocalCa(caDir, { name: 'Partner Delivery bench CA', days: 2 });
@@ -192,13 +198,9 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     NODE_EXTRA_CA_CERTS: ca.caCert,
     ...JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}'),
   });
-  // `npm start` processes: the first serves the API the bench subscribes through; each runs the workers.
-  // --profile: the first process is CPU-profiled, and its profile read over the burst phase.
-  const profileDir = ctx.options.profile ? mkdtempSync(path.join(tmpdir(), 'bench-delivery-profile-')) : undefined;
   const processes = [];
   for (let i = 0; i < workers; i++) {
-    const nodeArgs = profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [];
-    const child = await startChild(`service ${i + 1}`, 'server/boot/web.ts', env, { nodeArgs, stdout: 'read' });
+    const child = await startChild(`service ${i + 1}`, 'server/boot/web.ts', env, { nodeArgs: nodeArgs(i), stdout: 'read' });
     ctx.onCleanup(child.stop);
     processes.push(child);
   }
@@ -217,6 +219,17 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   }
   const emitter = await startEmitter(ctx.database.url, partner);
   ctx.onCleanup(emitter.stop);
+  return { ca, receiver, processes, paths, emitter };
+}
+
+async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const events = Math.max(1, Number(process.env.BENCH_EVENTS ?? 10_000));
+  const workers = Math.max(1, Number(process.env.BENCH_WORKERS ?? 1));
+  // --profile: the first process is CPU-profiled, and its profile read over the burst phase.
+  const profileDir = ctx.options.profile ? mkdtempSync(path.join(tmpdir(), 'bench-delivery-profile-')) : undefined;
+  const { ca, receiver, processes, paths, emitter } = await startPipeline(ctx, workers, (i) =>
+    profileDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
+  );
 
   console.log(
     `${int(events)} events x ${SUBSCRIPTIONS} subscriptions; ${workers} service process(es) as npm start runs them (workers and console on); receiver: node:https in the bench process, keep-alive, every signature checked`,
@@ -325,6 +338,88 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
           text: `< ${AIM_P99_MS} ms`,
           met: (v) => v < AIM_P99_MS,
         },
+      ),
+    ],
+  };
+}
+
+const AIM_BURST_SPREAD = 0.2;
+
+export const burstsScenario: Scenario = {
+  name: 'bursts',
+  description:
+    'BENCH_BURSTS (default 3) bursts of BENCH_BURST_EVENTS (default 3,000) events x 10 subscriptions on one database, BENCH_IDLE_SECONDS ' +
+    '(default 180) of idle between them: every burst as fast as the first, every delivery received.',
+  run: runBursts,
+};
+
+async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const events = Math.max(1, Number(process.env.BENCH_BURST_EVENTS ?? 3000));
+  const bursts = Math.max(2, Number(process.env.BENCH_BURSTS ?? 3));
+  const idleSeconds = Math.max(0, Number(process.env.BENCH_IDLE_SECONDS ?? 180));
+  const { receiver, paths, emitter, processes } = await startPipeline(ctx, 1);
+  // CPU per delivery barely depends on how busy the rest of the machine is: a burst that decays
+  // because of the service or the database shows there even when the machine's load hides it in throughput.
+  const cpu = () => ({ service: processTreeCpuMs(processes[0]!.pid) ?? NaN, database: processTreeCpuMs(ctx.database.serverPid) ?? NaN });
+  console.log(
+    `${bursts} bursts of ${int(events)} events x ${SUBSCRIPTIONS} subscriptions, ${idleSeconds} s idle between them; one service process as npm start runs it`,
+  );
+  console.log(`database: ${ctx.database.description}\n`);
+  await phase('warm-up', receiver, emitter, 200, { batch: 50, paths });
+  const results: PhaseResult[] = [];
+  const cpuPerThousand: { service: number; database: number }[] = [];
+  for (let i = 1; i <= bursts; i++) {
+    if (i > 1) {
+      console.log(`  idle ${idleSeconds} s...`);
+      await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    }
+    const before = cpu();
+    const result = await phase(`burst ${i}`, receiver, emitter, events, { batch: 100, paths });
+    const after = cpu();
+    cpuPerThousand.push({
+      service: ((after.service - before.service) / result.received) * 1000,
+      database: ((after.database - before.database) / result.received) * 1000,
+    });
+    console.log(
+      `  burst ${i}: ${int(result.deliveriesPerSecond)} deliveries/s, ${int(result.received)} of ${int(result.expected)} received, ` +
+        `${int(result.duplicates)} duplicates, commit to receipt p99 ${ms(result.p99)} ms, slowest ${ms(result.max)} ms; ` +
+        `CPU per 1,000 deliveries: service ${int(cpuPerThousand.at(-1)!.service)} ms, database ${int(cpuPerThousand.at(-1)!.database)} ms`,
+    );
+    results.push(result);
+  }
+  const rows = results.map((r) => [
+    r.label,
+    int(r.expected),
+    int(r.received),
+    int(r.duplicates),
+    int(r.missing),
+    r.seconds.toFixed(1),
+    int(r.deliveriesPerSecond),
+    ms(r.p50),
+    ms(r.p99),
+    ms(r.max),
+  ]);
+  console.log(table(['burst', 'deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms'], rows));
+  const first = results[0]!;
+  const slowest = results.reduce((a, b) => (b.deliveriesPerSecond < a.deliveriesPerSecond ? b : a));
+  const spread = slowest.deliveriesPerSecond / first.deliveriesPerSecond;
+  const failures: string[] = [];
+  const missing = results.reduce((n, r) => n + r.missing, 0);
+  if (missing > 0) failures.push(`bursts: ${missing} deliveries never arrived`);
+  if (receiver.invalid > 0) failures.push(`bursts: ${receiver.invalid} requests with an invalid signature`);
+  console.log('\nAims:');
+  console.log(
+    `  slowest burst / first: ${ratio(spread)} (aim >= ${ratio(1 - AIM_BURST_SPREAD)}): ${spread >= 1 - AIM_BURST_SPREAD ? 'met' : 'MISSED'}; missing: ${missing}`,
+  );
+  return {
+    failures,
+    figures: [
+      figure(
+        'deliveries/s, slowest burst',
+        slowest.label,
+        slowest.deliveriesPerSecond,
+        { side: 'burst 1', value: first.deliveriesPerSecond },
+        { text: `ratio >= ${1 - AIM_BURST_SPREAD}, none missing`, met: (_v, r) => r >= 1 - AIM_BURST_SPREAD && missing === 0 },
       ),
     ],
   };

@@ -1,5 +1,5 @@
 import { ordersScenario, overheadScenario, quotesScenario } from './api';
-import { deliveryScenario } from './delivery';
+import { burstsScenario, deliveryScenario } from './delivery';
 import { floodScenario } from './flood';
 import { growthScenario } from './growth';
 import { operatorQueriesScenario } from './operator-queries';
@@ -12,6 +12,7 @@ export const scenarios: Scenario[] = [
   quotesScenario,
   ordersScenario,
   deliveryScenario,
+  burstsScenario,
   replayScenario,
   operatorQueriesScenario,
   floodScenario,

@@ -7,14 +7,24 @@ import type { ClaimedAttempt } from '@/server/delivery/claimed-attempt';
 import { createWebhookClient, type WebhookClient } from '@/server/delivery/http-client';
 import { recordOutcomes, type RecordResult } from '@/server/delivery/record-outcomes';
 import { beat, leave } from '@/server/workers/heartbeat';
+import { BackloggedRate } from './backlogged-rate';
 import { jobContext } from './definition';
 
-// A worker process holds at most this many attempts (waiting, in flight, or awaiting their record);
-// fetching more waits until there is room. Bounds memory, not fairness: fairness is per subscription.
+// A worker process holds at most MAX_HELD attempts (waiting, in flight, or awaiting their record),
+// and fetches more only while it holds less than AHEAD_SECONDS of its pace (at least FETCH_FLOOR).
+// Bounds memory, not fairness: fairness is per subscription.
 const MAX_HELD = 5000;
-// Attempts of one subscription waiting in this process beyond its in-flight share; past this, new
-// ones go back to the queue for a second, so one slow subscription cannot fill the process.
-const MAX_WAITING_PER_SUBSCRIPTION = 200;
+const FETCH_FLOOR = 1000;
+const AHEAD_SECONDS = 2;
+// A subscription's attempts wait here up to twice its share of that, its share being its part of
+// the process's recent throughput (at least MIN_WAITING); past that, new ones go back to the queue for
+// a second, so one slow subscription cannot fill the process. A fixed 200 sent most of a burst's
+// attempts back when every subscription kept up and the process was merely busy (46,623 deliver jobs
+// for 60,000 deliveries, `npm run bench -- bursts`); each came back through a second claim a second
+// later, and every burst ran slower than the one before (1,059, 706, 396 deliveries/s). A busy process
+// now stops fetching before the subscriptions that keep up overflow.
+const MIN_WAITING = 200;
+const PACE_WINDOW_MS = 250;
 const HEARTBEAT_MS = 5000;
 
 /**
@@ -35,6 +45,9 @@ export class DeliveryEngine {
   private readonly replaying = new Map<string, number>();
   /** Finished attempts awaiting their record, by subscription. */
   private readonly unrecorded = new Map<string, number>();
+  /** The pace of this process, and of each subscription it has sent to. */
+  private readonly pace = new BackloggedRate();
+  private readonly paceOf = new Map<string, BackloggedRate>();
   /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
   private readonly held = new Set<string>();
   /** Attempts being sent, by delivery id. */
@@ -62,6 +75,8 @@ export class DeliveryEngine {
     await this.heartbeat();
     const { env } = this.ctx;
     this.every(HEARTBEAT_MS, () => this.heartbeat());
+    const sampling = setInterval(() => this.samplePace(), PACE_WINDOW_MS);
+    this.timers.push(sampling);
     this.every((env.WEBHOOK_CLAIM_SECONDS * 1000) / 3, () => renewClaims(this.ctx, [...this.held]));
     this.every(env.WEBHOOK_SWEEP_INTERVAL_MS, async () => {
       const returned = await returnExpiredClaims(this.ctx);
@@ -71,7 +86,7 @@ export class DeliveryEngine {
 
   /** Resolves when this process holds few enough attempts to take another batch. */
   waitForRoom(): Promise<void> {
-    if (this.held.size < MAX_HELD) return Promise.resolve();
+    if (this.held.size < this.holdLimit()) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
@@ -82,7 +97,7 @@ export class DeliveryEngine {
     for (const attempt of claimed) {
       if (this.held.has(attempt.id)) continue;
       const queue = this.waiting.get(attempt.subscription_id) ?? [];
-      if (this.stopping || queue.length >= MAX_WAITING_PER_SUBSCRIPTION) {
+      if (this.stopping || queue.length >= this.waitingCap(attempt.subscription_id)) {
         overflow.push(attempt.id);
         continue;
       }
@@ -177,12 +192,37 @@ export class DeliveryEngine {
     if (queue.length === 0) this.waiting.delete(subscriptionId);
   }
 
+  /** How many attempts this process may hold before it stops fetching. */
+  private holdLimit(): number {
+    return Math.min(MAX_HELD, Math.max(FETCH_FLOOR, (this.pace.perSecond ?? 0) * AHEAD_SECONDS));
+  }
+
+  /** How many of a subscription's attempts may wait here (MIN_WAITING until its pace is known). */
+  private waitingCap(subscriptionId: string): number {
+    const own = this.paceOf.get(subscriptionId)?.perSecond;
+    const all = this.pace.perSecond;
+    return own === undefined || !all ? MIN_WAITING : Math.max(MIN_WAITING, (2 * this.holdLimit() * own) / all);
+  }
+
+  private subscriptionPace(subscriptionId: string): BackloggedRate {
+    let pace = this.paceOf.get(subscriptionId);
+    if (!pace) this.paceOf.set(subscriptionId, (pace = new BackloggedRate()));
+    return pace;
+  }
+
+  private samplePace(): void {
+    this.pace.sample(this.waiting.size > 0);
+    for (const [subscription, pace] of this.paceOf) pace.sample(this.waiting.has(subscription));
+  }
+
   private async run(attempt: ClaimedAttempt): Promise<void> {
     this.inFlight++;
     this.sending.set(attempt.id, attempt);
     const outcome = await attemptDelivery(this.ctx, attempt, this.client);
     this.sending.delete(attempt.id);
     this.inFlight--;
+    this.pace.done();
+    this.subscriptionPace(attempt.subscription_id).done();
     decrement(this.running, attempt.subscription_id);
     if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {
@@ -247,7 +287,7 @@ export class DeliveryEngine {
   }
 
   private wakeRoomWaiters(): void {
-    while (this.roomWaiters.length > 0 && this.held.size < MAX_HELD) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && this.held.size < this.holdLimit()) this.roomWaiters.shift()!();
   }
 
   private async heartbeat(): Promise<void> {

@@ -15,6 +15,7 @@ import { RequestCounter } from '@/server/onboarding/request-counts';
 import { RateLimiter } from '@/server/rate-limit/limiter';
 import { signInGates } from '@/server/sessions/sign-in-gates';
 import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
+import { cachingResolver } from '@/server/delivery/dns-cache';
 
 /** One process's dependencies: one pool (and the operator API's own), one credential cache, one rate limiter, one job queue client. */
 export interface Runtime extends Deps {
@@ -58,16 +59,7 @@ export interface RuntimeOptions {
   metrics?: Metrics;
 }
 
-export function createRuntime({
-  env,
-  databaseUrl,
-  log,
-  secretBox,
-  boss,
-  resolver = systemResolver,
-  onQuery,
-  metrics,
-}: RuntimeOptions): Runtime {
+export function createRuntime({ env, databaseUrl, log, secretBox, boss, resolver, onQuery, metrics }: RuntimeOptions): Runtime {
   const client = createDbClient(databaseUrl, {
     max: env.DB_POOL_MAX,
     connectTimeoutSeconds: Math.max(1, Math.ceil(env.DB_TIMEOUT_MS / 1000)),
@@ -87,7 +79,12 @@ export function createRuntime({
     log,
     jobs: boss ? pgBossJobQueue(boss) : jobQueueNotStarted,
     secretBox,
-    resolver,
+    // The system's DNS, each answer kept WEBHOOK_DNS_CACHE_SECONDS (server/delivery/dns-cache.ts).
+    resolver:
+      resolver ??
+      (env.WEBHOOK_DNS_CACHE_SECONDS > 0
+        ? cachingResolver(systemResolver, { ttlMs: env.WEBHOOK_DNS_CACHE_SECONDS * 1000, maxNames: 10_000 })
+        : systemResolver),
     metrics,
     mailer: smtpMailer(env),
     credentials: new CredentialCache(client.db, env),

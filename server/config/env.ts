@@ -78,6 +78,7 @@ export const envSchema = z.object({
     .optional(),
   WEBHOOK_SANDBOX_RETRY_WINDOW_SECONDS: int(0, 30 * 86_400).default(1800),
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  WEBHOOK_DNS_CACHE_SECONDS: int(0, 60).default(30),
   WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
   // How long a worker holds an attempt it claimed without renewing the claim (it renews every third
   // of it): a dead worker's attempts go to a live one within this plus WEBHOOK_SWEEP_INTERVAL_MS.
