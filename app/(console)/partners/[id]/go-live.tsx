@@ -7,6 +7,7 @@ import { useMutation, useQuery } from 'urql';
 import { z } from 'zod';
 import { decideGoLiveInput } from '@/server/partners/schemas';
 import { graphql, type ResultOf } from '../../../_console/graphql';
+import { TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
@@ -179,7 +180,9 @@ function History({ entries }: { entries: Review['history'] }) {
       <tbody>
         {entries.map((h) => (
           <tr key={h.id}>
-            <td>{formatTime(h.at)}</td>
+            <td>
+              <TimeCell at={h.at} />
+            </td>
             <td>
               <code>{h.actor}</code>
             </td>
