@@ -8,6 +8,7 @@ import { nextHappyStep, TRANSITIONS, type OrderStatus } from '@/server/orders/st
 import { AttemptTable } from '../../../_console/deliveries/attempts';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
+import { IdLink, TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
@@ -133,7 +134,7 @@ export default function OrderTimelinePage() {
       <ol aria-labelledby="history" className="timeline">
         {order.statusHistory.map((s, i) => (
           <li key={`${s.status}-${i}`}>
-            <time dateTime={s.at}>{formatTime(s.at)}</time> {s.status}
+            <TimeCell at={s.at} /> {s.status}
           </li>
         ))}
       </ol>
@@ -183,9 +184,12 @@ function EventPages({ orderId }: { orderId: string }) {
           {e.deliveries.map((d) => (
             <div key={d.id} className="delivery">
               <p>
-                <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}>
-                  Delivery <code>{d.id}</code>
-                </Link>{' '}
+                <IdLink
+                  id={d.id}
+                  href={`/deliveries/${d.id}`}
+                  prefix="Delivery"
+                  label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}
+                />{' '}
                 to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
               </p>
               <AttemptTable caption={`Attempts of ${e.type} to subscription ${d.subscriptionId}`} attempts={d.attempts} />
