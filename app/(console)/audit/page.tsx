@@ -45,12 +45,10 @@ export default function AuditLog() {
       <FilterForm
         label="Filter the audit log"
         keys={FIELDS}
-        values={url}
         errors={apiErrors(error)}
         schema={auditFilterForm}
         submit="Apply filters"
         clear="Clear filters"
-        onApply={(next) => setUrl({ ...next, after: undefined })}
       >
         <FilterField name="actor" label="Actor (e-mail, operator id or raw actor)" />
         <FilterField name="action" label="Action" suggestions={AUDIT_ACTIONS} />

@@ -54,14 +54,7 @@ export default function Deliveries() {
   return (
     <>
       <h1>Deliveries</h1>
-      <FilterForm
-        label="Filter deliveries"
-        keys={FILTERS}
-        values={state}
-        errors={apiErrors(error)}
-        clear="Clear filters"
-        onApply={(next) => setState({ ...next, after: undefined })}
-      >
+      <FilterForm label="Filter deliveries" keys={FILTERS} errors={apiErrors(error)} clear="Clear filters">
         {TEXT_FILTERS.map(({ key, label }) => (
           <FilterField key={key} name={key} label={label} />
         ))}

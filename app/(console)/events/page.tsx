@@ -21,13 +21,7 @@ export default function Events() {
   return (
     <>
       <h1>Events</h1>
-      <FilterForm
-        label="Find events"
-        keys={FILTERS}
-        values={state}
-        errors={apiErrors(error)}
-        onApply={(next) => setState({ ...next, after: undefined })}
-      >
+      <FilterForm label="Find events" keys={FILTERS} errors={apiErrors(error)}>
         <FilterField name="id" label="Event id" />
         <FilterField name="type" label="Event type" suggestions={EVENT_TYPES} />
         <FilterField name="orderId" label="Order id" />

@@ -23,12 +23,10 @@ export default function Orders() {
       <FilterForm
         label="Find an order"
         keys={['q']}
-        values={state}
         errors={apiErrors(error)}
         submit="Find"
         // The box is the server's id or externalId, whichever it was read as.
         paramsOf={() => ['filter.id', 'filter.externalId', 'id']}
-        onApply={(next) => setState({ ...next, after: undefined })}
       >
         <FilterField name="q" label="Order id or external id" />
       </FilterForm>

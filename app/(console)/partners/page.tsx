@@ -34,15 +34,7 @@ export default function Partners() {
       <h1>Partners</h1>
       {useMay('createPartner') && <CreatePartnerForm />}
       <h2>All partners</h2>
-      <FilterForm
-        label="Search partners"
-        keys={['q']}
-        values={{ q }}
-        errors={errors}
-        clear="Clear search"
-        paramsOf={() => ['search']}
-        onApply={(next) => setUrl({ ...next, after: undefined })}
-      >
+      <FilterForm label="Search partners" keys={['q']} errors={errors} clear="Clear search" paramsOf={() => ['search']}>
         <FilterField name="q" label="Search by name or id" type="search" />
       </FilterForm>
       <DataTable

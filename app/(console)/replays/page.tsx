@@ -19,13 +19,7 @@ export default function Replays() {
         Start a replay from the deliveries of one subscription (filter the <a href="/deliveries">log</a> by subscription id).
       </p>
       {/* ReplayList shows the query's errors: none reaches this form. */}
-      <FilterForm
-        label="Filter replays"
-        keys={FILTERS}
-        values={state}
-        errors={[]}
-        onApply={(next) => setState({ ...next, after: undefined })}
-      >
+      <FilterForm label="Filter replays" keys={FILTERS} errors={[]}>
         <FilterField name="status" label="Status" options={STATUSES} />
         <FilterField name="partnerId" label="Partner id" />
         <FilterField name="subscriptionId" label="Subscription id" />

@@ -5,6 +5,7 @@ import type { ZodType } from 'zod';
 import { ErrorList, errorFor, type ApiError } from './errors';
 import { Field } from './field';
 import { fromLocalInput, toLocalInput } from './time-input';
+import { useUrlState } from './url-state';
 
 /** The server's names for a filter's field: `filter.<name>` inside a list's filter argument, or the bare name. */
 export const filterParams = (name: string): string[] => [`filter.${name}`, name];
@@ -21,11 +22,10 @@ const FilterContext = createContext<Shared | null>(null);
 
 interface FilterFormProps<K extends string> {
   label: string;
-  /** The filter's keys: each names a control and a URL parameter (the page's cursor is not one). */
+  /** The filter's keys: each names a control and a URL parameter (the page's cursor, `after`, is not one). */
   keys: readonly K[];
-  values: Partial<Record<K, string>>;
+  /** The errors of the page's query. */
   errors: ApiError[];
-  onApply: (next: Record<K, string | undefined>) => void;
   /** The submit button's text. */
   submit?: string;
   /** Given: a button with this text that clears every filter, shown while any is set. */
@@ -38,17 +38,25 @@ interface FilterFormProps<K extends string> {
 }
 
 /**
- * A list page's filters: one uncontrolled form over the URL's values. On submit each key's control is read
- * (text trimmed, blank as absent, a datetime-local time as ISO) and, if the page's `schema` (if any) accepts
- * what was typed, handed to `onApply`. Errors show beside their field (`FilterField`), the form's own first,
- * then the server's about the same param; the server's other errors in a list under the form.
+ * A list page's filters: one uncontrolled form over the URL (where the page reads them, so a support link
+ * opens the same view). On submit each key's control is read (text trimmed, blank as absent, a datetime-local
+ * time as ISO) and, if the page's `schema` (if any) accepts what was typed, written to the URL with the
+ * cursor dropped: a new filter starts at the first page. Errors show beside their field (`FilterField`), the
+ * form's own first, then the server's about the same param; the server's other errors in a list under the form.
  */
 export function FilterForm<K extends string>(props: FilterFormProps<K>) {
+  const [values, setUrl] = useUrlState<K | 'after'>([...props.keys, 'after']);
   const paramsOf = props.paramsOf ?? filterParams;
   return (
     <>
       {/* Keyed by the URL, so Back, Forward and a shared link show the filters that apply. */}
-      <KeyedForm key={props.keys.map((k) => props.values[k] ?? '').join('|')} {...props} paramsOf={paramsOf} />
+      <KeyedForm
+        key={props.keys.map((k) => values[k] ?? '').join('|')}
+        {...props}
+        values={values}
+        onApply={(next) => setUrl({ ...next, after: undefined })}
+        paramsOf={paramsOf}
+      />
       <ErrorList errors={props.errors} exceptParams={props.keys.flatMap(paramsOf)} />
     </>
   );
@@ -65,7 +73,11 @@ function KeyedForm<K extends string>({
   schema,
   paramsOf,
   children,
-}: FilterFormProps<K> & { paramsOf: (name: string) => string[] }) {
+}: FilterFormProps<K> & {
+  values: Partial<Record<K, string>>;
+  onApply: (next: Record<K, string | undefined>) => void;
+  paramsOf: (name: string) => string[];
+}) {
   const [invalid, setInvalid] = useState<Record<string, string> | null>(null);
   const typed = (form: HTMLFormElement) => {
     const data = new FormData(form);
