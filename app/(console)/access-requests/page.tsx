@@ -3,6 +3,7 @@
 import { useQuery } from 'urql';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../../_console/ui/errors';
+import { Options } from '../../_console/ui/field';
 import { useUrlState } from '../../_console/ui/url-state';
 import { useMay } from '../../_console/viewer';
 import { columns } from './columns';
@@ -23,11 +24,7 @@ export default function AccessRequests() {
       <label>
         Status{' '}
         <select value={status} onChange={(e) => setState({ status: e.target.value })}>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
+          <Options values={STATUSES} />
         </select>
       </label>
       <ErrorList errors={apiErrors(error)} />

@@ -7,6 +7,7 @@ import { graphql } from '../../_console/graphql';
 import { timeColumn } from '../../_console/ui/cells';
 import { ConfirmButton } from '../../_console/ui/confirm';
 import { apiErrors, ErrorList } from '../../_console/ui/errors';
+import { Options } from '../../_console/ui/field';
 import { formatTime } from '../../_console/ui/format';
 import { useViewer } from '../../_console/viewer';
 import type { OperatorRow, SessionRow } from './query';
@@ -60,11 +61,7 @@ function RoleCell({ row, onChanged }: { row: OperatorRow; onChanged: () => void 
             if (done.data) onChanged();
           }}
         >
-          {OPERATOR_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
-          ))}
+          <Options values={OPERATOR_ROLES} />
         </select>
       </label>
       {row.id === viewer.operator.id && <span className="muted"> (you)</span>}

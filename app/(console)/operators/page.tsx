@@ -10,6 +10,7 @@ import { graphql } from '../../_console/graphql';
 import { CopyButton } from '../../_console/ui/copy';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
+import { Options } from '../../_console/ui/field';
 import { useMay } from '../../_console/viewer';
 import { operatorColumns, sessionColumns } from './columns';
 import { OperatorsPage } from './query';
@@ -87,11 +88,7 @@ function CreateOperatorForm({ onCreated }: { onCreated: () => void }) {
         <label>
           Role
           <select {...form.register('role')}>
-            {OPERATOR_ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
+            <Options values={OPERATOR_ROLES} />
           </select>
         </label>
         <label>

@@ -17,3 +17,15 @@ export function Field({ label, error, errorId, children }: { label: ReactNode; e
     </label>
   );
 }
+
+/** A select's choices: values shown as they are, or [value, text] pairs. */
+export function Options({ values }: { values: readonly (string | readonly [string, string])[] }) {
+  return values.map((o) => {
+    const [value, text] = typeof o === 'string' ? [o, o] : o;
+    return (
+      <option key={value} value={value}>
+        {text}
+      </option>
+    );
+  });
+}

@@ -3,7 +3,7 @@
 import { createContext, useContext, useState, type ReactNode } from 'react';
 import type { ZodType } from 'zod';
 import { ErrorList, errorFor, type ApiError } from './errors';
-import { Field } from './field';
+import { Field, Options } from './field';
 import { fromLocalInput, toLocalInput } from './time-input';
 import { useUrlState } from './url-state';
 
@@ -166,14 +166,7 @@ export function FilterField({
         {options ? (
           <select name={name} defaultValue={value ?? ''} aria-invalid={Boolean(error)} aria-describedby={errorId}>
             <option value="">any</option>
-            {options.map((o) => {
-              const [v, text] = typeof o === 'string' ? [o, o] : o;
-              return (
-                <option key={v} value={v}>
-                  {text}
-                </option>
-              );
-            })}
+            <Options values={options} />
           </select>
         ) : type === 'datetime-local' ? (
           <input type={type} name={name} defaultValue={toLocalInput(value)} aria-invalid={Boolean(error)} aria-describedby={errorId} />
