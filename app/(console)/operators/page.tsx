@@ -10,7 +10,7 @@ import { graphql } from '../../_console/graphql';
 import { CopyButton } from '../../_console/ui/copy';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
-import { Options } from '../../_console/ui/field';
+import { Field, Options } from '../../_console/ui/field';
 import { useMay } from '../../_console/viewer';
 import { operatorColumns, sessionColumns } from './columns';
 import { OperatorsPage } from './query';
@@ -80,27 +80,23 @@ function CreateOperatorForm({ onCreated }: { onCreated: () => void }) {
     <section aria-labelledby="create-operator">
       <h2 id="create-operator">Add an operator</h2>
       <form className="inline" onSubmit={submit} noValidate>
-        <label>
-          E-mail
+        <Field label="E-mail" error={fieldError('email')}>
           <input type="email" aria-invalid={Boolean(fieldError('email'))} {...form.register('email')} />
-          {fieldError('email') && <span className="error">{fieldError('email')}</span>}
-        </label>
+        </Field>
         <label>
           Role
           <select {...form.register('role')}>
             <Options values={OPERATOR_ROLES} />
           </select>
         </label>
-        <label>
-          Password (empty: generate one)
+        <Field label="Password (empty: generate one)" error={fieldError('password')}>
           <input
             type="password"
             autoComplete="new-password"
             aria-invalid={Boolean(fieldError('password'))}
             {...form.register('password', { setValueAs: (v: string) => v || undefined })}
           />
-          {fieldError('password') && <span className="error">{fieldError('password')}</span>}
-        </label>
+        </Field>
         <button type="submit" className="primary" disabled={result.fetching}>
           Add operator
         </button>

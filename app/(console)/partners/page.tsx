@@ -9,6 +9,7 @@ import { createPartnerInput } from '@/server/partners/schemas';
 import { graphql } from '../../_console/graphql';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
+import { Field } from '../../_console/ui/field';
 import { FilterField, FilterForm } from '../../_console/ui/filter-form';
 import { Pager } from '../../_console/ui/pager';
 import { useUrlState } from '../../_console/ui/url-state';
@@ -65,11 +66,9 @@ function CreatePartnerForm() {
     <section aria-labelledby="create-partner">
       <h2 id="create-partner">Create partner</h2>
       <form className="inline" onSubmit={submit} noValidate>
-        <label>
-          Partner name
+        <Field label="Partner name" error={nameError}>
           <input aria-invalid={Boolean(nameError)} {...form.register('name')} />
-          {nameError && <span className="error">{nameError}</span>}
-        </label>
+        </Field>
         <button type="submit" className="primary" disabled={result.fetching}>
           Create partner
         </button>

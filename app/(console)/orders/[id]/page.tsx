@@ -10,6 +10,7 @@ import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
 import { IdLink, TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
 
@@ -250,8 +251,7 @@ function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
           }
         }}
       >
-        <label>
-          Move to
+        <Field label="Move to" error={errorFor(errors, 'to')}>
           <select value={chosen.to} onChange={(e) => setTo(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'to'))}>
             {next.map((t) => (
               <option key={t.to} value={t.to}>
@@ -259,14 +259,11 @@ function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
               </option>
             ))}
           </select>
-          {errorFor(errors, 'to') && <span className="error">{errorFor(errors, 'to')}</span>}
-        </label>
+        </Field>
         {chosen.to === 'cancelled' && (
-          <label>
-            Reason
+          <Field label="Reason" error={errorFor(errors, 'reason')}>
             <input value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'reason'))} />
-            {errorFor(errors, 'reason') && <span className="error">{errorFor(errors, 'reason')}</span>}
-          </label>
+          </Field>
         )}
         <button type="submit" className="primary" disabled={result.fetching}>
           Advance

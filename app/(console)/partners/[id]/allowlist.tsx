@@ -9,6 +9,7 @@ import { normaliseCidr } from '@/server/auth/cidr';
 import { graphql } from '../../../_console/graphql';
 import { DataTable } from '../../../_console/ui/data-table';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { Pager } from '../../../_console/ui/pager';
 import { useMay } from '../../../_console/viewer';
 import { allowlistColumns } from './columns';
@@ -87,11 +88,9 @@ function AddEntryForm({ partnerId, onAdded }: { partnerId: string; onAdded: Refr
               (normalised && normalised !== cidr.trim() ? `Stored as ${normalised}` : 'IPv4 or IPv6; a bare address is /32 or /128')}
           </span>
         </label>
-        <label>
-          Label (optional)
+        <Field label="Label (optional)" error={fieldError('label')}>
           <input aria-invalid={Boolean(fieldError('label'))} autoComplete="off" {...form.register('label')} />
-          {fieldError('label') && <span className="error">{fieldError('label')}</span>}
-        </label>
+        </Field>
         <button type="submit" className="primary" disabled={result.fetching}>
           Add to allowlist
         </button>
