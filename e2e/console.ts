@@ -17,3 +17,11 @@ export async function signIn(
 export async function snapshot(page: Page, name: string, info: { outputPath(name: string): string }): Promise<void> {
   await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });
 }
+
+/** The operator API as the signed-in browser calls it (its session cookie): the data, errors failing the test. */
+export async function operatorApi(page: Page, query: string, variables: Record<string, unknown> = {}) {
+  const res = await page.request.post('/api/graphql', { data: { query, variables } });
+  const body = await res.json();
+  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+  return body.data;
+}

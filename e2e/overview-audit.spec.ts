@@ -1,20 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import type { Page } from '@playwright/test';
 import { expect, test } from './partner-api';
-import { signIn, snapshot } from './console';
+import { operatorApi, signIn, snapshot } from './console';
 
 // The overview after real traffic (orders by REST, a subscription nobody answers), the audit log of
 // what an operator did (filtered, diffed, exported as CSV), and both reached by keyboard alone.
 
 const DEAD_URL = 'https://127.0.0.1:1/hook';
-
-/** One operator API call with the page's session (the console's own data path). */
-async function gql(page: Page, query: string, variables: Record<string, unknown> = {}) {
-  const res = await page.request.post('/api/graphql', { data: { query, variables } });
-  const body = await res.json();
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  return body.data;
-}
 
 test('the overview charts the traffic, names the failing subscription and lists its latest failures, live', async ({
   page,
@@ -63,7 +54,7 @@ test('the audit log lists what an operator did, filters by action, shows the cha
 }) => {
   await signIn(page);
   const name = `Audit Partner ${Date.now()}`;
-  const created = await gql(page, 'mutation($name: String!) { createPartner(name: $name) { id } }', { name });
+  const created = await operatorApi(page, 'mutation($name: String!) { createPartner(name: $name) { id } }', { name });
   const partnerId = created.createPartner.id as string;
 
   await page.getByRole('link', { name: 'Audit log' }).click();

@@ -1,14 +1,5 @@
-import type { Page } from '@playwright/test';
 import { expect, QUOTE, test } from './partner-api';
-import { signIn, snapshot } from './console';
-
-/** The operator API as the signed-in browser calls it (its session cookie). */
-async function operatorApi(page: Page, query: string, variables: Record<string, unknown>) {
-  const res = await page.request.post('/api/graphql', { data: { query, variables } });
-  const body = await res.json();
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  return body.data;
-}
+import { operatorApi, signIn, snapshot } from './console';
 
 test('an admin creates a partner, issues sandbox credentials that work, and an allowlist entry refuses other addresses; support sees it read-only', async ({
   page,

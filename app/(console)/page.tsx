@@ -1,70 +1,15 @@
 'use client';
 
-import type { ColumnDef } from '@tanstack/react-table';
-import Link from 'next/link';
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from 'urql';
-import { graphql, type ResultOf } from '../_console/graphql';
 import { everyMinute, hhmm } from '../_console/overview/minutes';
 import { ThroughputChart } from '../_console/overview/throughput-chart';
 import { DataTable } from '../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../_console/ui/errors';
-import { formatAge, formatPercent, formatTime } from '../_console/ui/format';
+import { formatAge, formatPercent } from '../_console/ui/format';
 import { useUrlState } from '../_console/ui/url-state';
-
-const OverviewPage = graphql(`
-  query OverviewPage($windowMinutes: Int!) {
-    overview(windowMinutes: $windowMinutes) {
-      windowMinutes
-      since
-      attempts
-      successRate
-      pendingDeliveries
-      dueDeliveries
-      oldestWaitingSeconds
-      perMinute {
-        minute
-        succeeded
-        failed
-      }
-      failingSubscriptions {
-        id
-        partnerId
-        environment
-        url
-        failingSince
-        consecutiveFailures
-      }
-      disabledSubscriptions {
-        id
-        partnerId
-        environment
-        url
-        disabledReason
-      }
-      latestFailures(first: 20) {
-        attemptId
-        eventId
-        eventType
-        subscriptionId
-        url
-        partnerId
-        partnerName
-        environment
-        number
-        startedAt
-        responseStatus
-        errorKind
-        errorMessage
-      }
-    }
-  }
-`);
-
-type Data = ResultOf<typeof OverviewPage>['overview'];
-type Failing = Data['failingSubscriptions'][number];
-type Disabled = Data['disabledSubscriptions'][number];
-type Failure = Data['latestFailures'][number];
+import { disabledColumns, failingColumns, failureColumns } from './columns';
+import { OverviewPage, type OverviewData } from './query';
 
 const WINDOWS = [
   { minutes: 60, label: 'Last hour' },
@@ -122,7 +67,7 @@ export default function Overview() {
   );
 }
 
-function OverviewBody({ overview, refreshedAt }: { overview: Data; refreshedAt: Date }) {
+function OverviewBody({ overview, refreshedAt }: { overview: OverviewData; refreshedAt: Date }) {
   const windowLabel = WINDOWS.find((w) => w.minutes === overview.windowMinutes)?.label.toLowerCase() ?? `${overview.windowMinutes} minutes`;
   const minutes = useMemo(() => everyMinute(overview.perMinute, overview.since, refreshedAt), [overview, refreshedAt]);
   const failed = overview.perMinute.reduce((n, m) => n + m.failed, 0);
@@ -227,47 +172,3 @@ function OverviewBody({ overview, refreshedAt }: { overview: Data; refreshedAt: 
     </>
   );
 }
-
-const subscriptionLink = (id: string, url: string) => <Link href={`/subscriptions/${id}`}>{url}</Link>;
-
-const failingColumns: ColumnDef<Failing, unknown>[] = [
-  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
-  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
-  { header: 'Environment', accessorKey: 'environment' },
-  { header: 'Failing since', cell: ({ row }) => formatTime(row.original.failingSince) },
-  { header: 'Failed attempts', cell: ({ row }) => row.original.consecutiveFailures ?? '—' },
-];
-
-const disabledColumns: ColumnDef<Disabled, unknown>[] = [
-  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
-  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
-  { header: 'Environment', accessorKey: 'environment' },
-  { header: 'Reason', cell: ({ row }) => row.original.disabledReason ?? '—' },
-];
-
-const failureColumns: ColumnDef<Failure, unknown>[] = [
-  { header: 'When', cell: ({ row }) => formatTime(row.original.startedAt) },
-  { header: 'Partner', cell: ({ row }) => `${row.original.partnerName} (${row.original.environment})` },
-  { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.subscriptionId, row.original.url) },
-  { header: 'Event type', accessorKey: 'eventType' },
-  {
-    header: 'Error',
-    cell: ({ row }) => (
-      <>
-        <span className="status-bad">
-          {row.original.responseStatus ? `HTTP ${row.original.responseStatus}` : row.original.errorKind} (attempt {row.original.number})
-        </span>
-        {row.original.errorMessage && <div className="muted">{row.original.errorMessage}</div>}
-      </>
-    ),
-  },
-  {
-    header: 'Deliveries',
-    cell: ({ row }) => (
-      <Link href={`/deliveries?eventId=${encodeURIComponent(row.original.eventId)}`}>
-        <span className="visually-hidden">Deliveries of event </span>
-        {row.original.eventId}
-      </Link>
-    ),
-  },
-];

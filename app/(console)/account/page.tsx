@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { operatorPassword } from '@/server/operators/schemas';
 import { graphql } from '../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
+import { Field } from '../../_console/ui/field';
 import { useViewer } from '../../_console/viewer';
 
 const ChangePassword = graphql(`
@@ -50,31 +51,25 @@ export default function Account() {
         <h2 id="change-password">Change password</h2>
         <p className="muted">At least 12 characters. Your other sessions are signed out; this one stays.</p>
         <form onSubmit={submit} noValidate>
-          <label>
-            Current password
+          <Field label="Current password" error={fieldError('currentPassword')}>
             <input
               type="password"
               autoComplete="current-password"
               aria-invalid={Boolean(fieldError('currentPassword'))}
               {...form.register('currentPassword')}
             />
-            {fieldError('currentPassword') && <span className="error">{fieldError('currentPassword')}</span>}
-          </label>
-          <label>
-            New password
+          </Field>
+          <Field label="New password" error={fieldError('newPassword')}>
             <input
               type="password"
               autoComplete="new-password"
               aria-invalid={Boolean(fieldError('newPassword'))}
               {...form.register('newPassword')}
             />
-            {fieldError('newPassword') && <span className="error">{fieldError('newPassword')}</span>}
-          </label>
-          <label>
-            Repeat the new password
+          </Field>
+          <Field label="Repeat the new password" error={fieldError('repeat')}>
             <input type="password" autoComplete="new-password" aria-invalid={Boolean(fieldError('repeat'))} {...form.register('repeat')} />
-            {fieldError('repeat') && <span className="error">{fieldError('repeat')}</span>}
-          </label>
+          </Field>
           <button type="submit" className="primary" disabled={result.fetching}>
             Change password
           </button>

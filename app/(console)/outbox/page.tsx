@@ -1,39 +1,14 @@
 'use client';
 
-import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useQuery } from 'urql';
-import { graphql, type ResultOf } from '../../_console/graphql';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../../_console/ui/errors';
 import { formatTime } from '../../_console/ui/format';
 import { Pager } from '../../_console/ui/pager';
 import { useMay } from '../../_console/viewer';
-
-const OutboxPage = graphql(`
-  query OutboxPage($after: String) {
-    mailMessages(first: 25, after: $after) {
-      nodes {
-        id
-        to
-        subject
-        kind
-        status
-        attempts
-        lastError
-        createdAt
-        sentAt
-        body
-      }
-      pageInfo {
-        hasNextPage
-        endCursor
-      }
-    }
-  }
-`);
-
-type MailRow = ResultOf<typeof OutboxPage>['mailMessages']['nodes'][number];
+import { columns } from './columns';
+import { OutboxPage } from './query';
 
 export default function Outbox() {
   // Admin only, like the API: a kept message can carry a one-time link to a partner's key.
@@ -44,31 +19,6 @@ export default function Outbox() {
 function OutboxForAdmin() {
   const [after, setAfter] = useState<string | undefined>();
   const [{ data, error }] = useQuery({ query: OutboxPage, variables: { after }, requestPolicy: 'cache-and-network' });
-  const columns: ColumnDef<MailRow, unknown>[] = [
-    { header: 'Created', cell: ({ row }) => formatTime(row.original.createdAt) },
-    { header: 'To', accessorKey: 'to' },
-    { header: 'Subject', accessorKey: 'subject' },
-    { header: 'Kind', accessorKey: 'kind' },
-    {
-      header: 'Status',
-      cell: ({ row }) => {
-        const m = row.original;
-        const when = m.sentAt ? ` ${formatTime(m.sentAt)}` : '';
-        if (m.status === 'queued' && m.lastError)
-          return (
-            <span className="status-bad">
-              retrying ({m.attempts} tries): {m.lastError}
-            </span>
-          );
-        return (
-          <span className={m.status === 'failed' ? 'status-bad' : undefined}>
-            {m.status}
-            {when}
-          </span>
-        );
-      },
-    },
-  ];
   const nodes = data?.mailMessages.nodes ?? [];
   const kept = nodes.filter((m) => m.body !== null);
   return (

@@ -1,9 +1,11 @@
 'use client';
 
 import { ReplayList } from '../../_console/replays/replay-list';
+import { FilterField, FilterForm } from '../../_console/ui/filter-form';
 import { useUrlState } from '../../_console/ui/url-state';
 
-const KEYS = ['status', 'partnerId', 'subscriptionId', 'after'] as const;
+const FILTERS = ['status', 'partnerId', 'subscriptionId'] as const;
+const KEYS = [...FILTERS, 'after'] as const;
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
 
@@ -16,40 +18,12 @@ export default function Replays() {
       <p className="muted">
         Start a replay from the deliveries of one subscription (filter the <a href="/deliveries">log</a> by subscription id).
       </p>
-      <form
-        key={KEYS.map((k) => state[k] ?? '').join('|')}
-        className="inline filters"
-        aria-label="Filter replays"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const form = new FormData(e.currentTarget);
-          const text = (name: string) => (form.get(name) as string).trim() || undefined;
-          setState({ status: text('status'), partnerId: text('partnerId'), subscriptionId: text('subscriptionId'), after: undefined });
-        }}
-      >
-        <label>
-          Status
-          <select name="status" defaultValue={state.status ?? ''}>
-            <option value="">any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Partner id
-          <input name="partnerId" defaultValue={state.partnerId ?? ''} spellCheck={false} />
-        </label>
-        <label>
-          Subscription id
-          <input name="subscriptionId" defaultValue={state.subscriptionId ?? ''} spellCheck={false} />
-        </label>
-        <button type="submit" className="primary">
-          Search
-        </button>
-      </form>
+      {/* ReplayList shows the query's errors: none reaches this form. */}
+      <FilterForm label="Filter replays" keys={FILTERS} errors={[]}>
+        <FilterField name="status" label="Status" options={STATUSES} />
+        <FilterField name="partnerId" label="Partner id" />
+        <FilterField name="subscriptionId" label="Subscription id" />
+      </FilterForm>
       <ReplayList
         filter={filter}
         after={state.after}

@@ -1,3 +1,4 @@
+import { TimeCell } from '../ui/cells';
 import { formatTime } from '../ui/format';
 import { ResponseStatus } from './outcome';
 
@@ -46,7 +47,9 @@ export function AttemptTable({ caption, attempts }: { caption: string; attempts:
           attempts.map((a) => (
             <tr key={a.id}>
               <td>{a.number}</td>
-              <td>{formatTime(a.startedAt)}</td>
+              <td>
+                <TimeCell at={a.startedAt} />
+              </td>
               <td>
                 {a.trigger}
                 {a.requestedBy && <span className="muted"> by {a.requestedBy}</span>}

@@ -5,6 +5,7 @@ import { useMutation } from 'urql';
 import { createReplayInput, type REPLAY_MODES } from '@/server/replays/schemas';
 import { graphql } from '../graphql';
 import { apiErrors, ErrorList, errorFor } from '../ui/errors';
+import { Field } from '../ui/field';
 import { fromLocalInput, toLocalInput } from '../ui/time-input';
 
 const StartReplay = graphql(`
@@ -102,21 +103,15 @@ export function ReplayForm({ webhookId, onStarted }: { webhookId: string; onStar
     <section aria-labelledby="replay-range">
       <h3 id="replay-range">Replay a range</h3>
       <form className="inline" onSubmit={onPreview} onChange={() => setPreview(null)} noValidate aria-label="Replay a range">
-        <label>
-          Since
+        <Field label="Since" error={message('since')}>
           <input type="datetime-local" name="since" defaultValue={dayAgo} aria-invalid={Boolean(message('since'))} />
-          {message('since') && <span className="error">{message('since')}</span>}
-        </label>
-        <label>
-          Until (empty: now)
+        </Field>
+        <Field label="Until (empty: now)" error={message('until')}>
           <input type="datetime-local" name="until" aria-invalid={Boolean(message('until'))} />
-          {message('until') && <span className="error">{message('until')}</span>}
-        </label>
-        <label>
-          Event types (empty: all the subscription takes)
+        </Field>
+        <Field label="Event types (empty: all the subscription takes)" error={message('eventTypes')}>
           <input name="eventTypes" placeholder="order.created, order.delivered" aria-invalid={Boolean(message('eventTypes'))} />
-          {message('eventTypes') && <span className="error">{message('eventTypes')}</span>}
-        </label>
+        </Field>
         <label>
           Only
           <select name="only" defaultValue="all">

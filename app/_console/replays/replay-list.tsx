@@ -1,10 +1,10 @@
 'use client';
 
-import Link from 'next/link';
 import { useEffect, useRef } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Outcome } from '../deliveries/outcome';
 import { graphql, type ResultOf, type VariablesOf } from '../graphql';
+import { IdLink } from '../ui/cells';
 import { ConfirmButton } from '../ui/confirm';
 import { apiErrors, ErrorList } from '../ui/errors';
 import { formatTime } from '../ui/format';
@@ -151,9 +151,11 @@ function ReplayRow({ replay: r, onChanged }: { replay: Replay; onChanged: () => 
       <td>
         <code>{r.id}</code>
         <br />
-        <Link href={`/deliveries?subscriptionId=${r.subscriptionId}`} aria-label={`Deliveries of subscription ${r.subscriptionId}`}>
-          <code>{r.subscriptionId}</code>
-        </Link>
+        <IdLink
+          id={r.subscriptionId}
+          href={`/deliveries?subscriptionId=${r.subscriptionId}`}
+          label={`Deliveries of subscription ${r.subscriptionId}`}
+        />
       </td>
       <td>
         {formatTime(r.since)} – {formatTime(r.until)}

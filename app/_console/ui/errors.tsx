@@ -22,9 +22,16 @@ export function apiErrors(error: CombinedError | undefined): ApiError[] {
   return [{ message: error.networkError ? 'The service did not answer; try again.' : error.message }];
 }
 
-/** The message about `param`, for the control that caused it. */
-export function errorFor(errors: ApiError[], param: string): string | undefined {
-  return errors.find((e) => e.param === param || e.param?.startsWith(`${param}.`))?.message;
+/**
+ * The message about the first of `params` an error names, for the control that caused it: a control the
+ * server may know by several names (a filter's `filter.since` or `since`) lists them all.
+ */
+export function errorFor(errors: ApiError[], ...params: string[]): string | undefined {
+  for (const param of params) {
+    const found = errors.find((e) => e.param === param || e.param?.startsWith(`${param}.`));
+    if (found) return found.message;
+  }
+  return undefined;
 }
 
 /** Errors not tied to one control, shown where the action was taken. */

@@ -7,6 +7,7 @@ import { useMutation, useQuery } from 'urql';
 import { AttemptDetails } from '../../../_console/deliveries/attempts';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql } from '../../../_console/graphql';
+import { IdLink } from '../../../_console/ui/cells';
 import { CopyButton } from '../../../_console/ui/copy';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
@@ -113,17 +114,12 @@ export default function DeliveryDetail() {
         </dd>
         <dt>Event</dt>
         <dd>
-          {delivery.eventType}{' '}
-          <Link href={`/events?id=${delivery.eventId}`}>
-            <code>{delivery.eventId}</code>
-          </Link>{' '}
+          {delivery.eventType} <IdLink id={delivery.eventId} href={`/events?id=${delivery.eventId}`} />{' '}
           <CopyButton text={delivery.eventId} label="Copy event id" />
         </dd>
         <dt>Subscription</dt>
         <dd>
-          <Link href={`/deliveries?subscriptionId=${delivery.subscriptionId}`}>
-            <code>{delivery.subscriptionId}</code>
-          </Link>{' '}
+          <IdLink id={delivery.subscriptionId} href={`/deliveries?subscriptionId=${delivery.subscriptionId}`} />{' '}
           <span className="url">{delivery.url}</span>
         </dd>
         <dt>Partner</dt>
@@ -134,9 +130,7 @@ export default function DeliveryDetail() {
           <>
             <dt>Order</dt>
             <dd>
-              <Link href={`/orders/${delivery.orderId}`}>
-                <code>{delivery.orderId}</code>
-              </Link>
+              <IdLink id={delivery.orderId} href={`/orders/${delivery.orderId}`} />
             </dd>
           </>
         )}
@@ -146,9 +140,7 @@ export default function DeliveryDetail() {
           <>
             <dt>Last replay</dt>
             <dd>
-              <Link href={`/replays?subscriptionId=${delivery.subscriptionId}`}>
-                <code>{delivery.replayId}</code>
-              </Link>
+              <IdLink id={delivery.replayId} href={`/replays?subscriptionId=${delivery.subscriptionId}`} />
             </dd>
           </>
         )}

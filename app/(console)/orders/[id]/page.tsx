@@ -8,7 +8,9 @@ import { nextHappyStep, TRANSITIONS, type OrderStatus } from '@/server/orders/st
 import { AttemptTable } from '../../../_console/deliveries/attempts';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
+import { IdLink, TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
 
@@ -133,7 +135,7 @@ export default function OrderTimelinePage() {
       <ol aria-labelledby="history" className="timeline">
         {order.statusHistory.map((s, i) => (
           <li key={`${s.status}-${i}`}>
-            <time dateTime={s.at}>{formatTime(s.at)}</time> {s.status}
+            <TimeCell at={s.at} /> {s.status}
           </li>
         ))}
       </ol>
@@ -183,9 +185,12 @@ function EventPages({ orderId }: { orderId: string }) {
           {e.deliveries.map((d) => (
             <div key={d.id} className="delivery">
               <p>
-                <Link href={`/deliveries/${d.id}`} aria-label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}>
-                  Delivery <code>{d.id}</code>
-                </Link>{' '}
+                <IdLink
+                  id={d.id}
+                  href={`/deliveries/${d.id}`}
+                  prefix="Delivery"
+                  label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}
+                />{' '}
                 to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
               </p>
               <AttemptTable caption={`Attempts of ${e.type} to subscription ${d.subscriptionId}`} attempts={d.attempts} />
@@ -246,8 +251,7 @@ function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
           }
         }}
       >
-        <label>
-          Move to
+        <Field label="Move to" error={errorFor(errors, 'to')}>
           <select value={chosen.to} onChange={(e) => setTo(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'to'))}>
             {next.map((t) => (
               <option key={t.to} value={t.to}>
@@ -255,14 +259,11 @@ function Advance({ order, onMoved }: { order: Order; onMoved: () => void }) {
               </option>
             ))}
           </select>
-          {errorFor(errors, 'to') && <span className="error">{errorFor(errors, 'to')}</span>}
-        </label>
+        </Field>
         {chosen.to === 'cancelled' && (
-          <label>
-            Reason
+          <Field label="Reason" error={errorFor(errors, 'reason')}>
             <input value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={Boolean(errorFor(errors, 'reason'))} />
-            {errorFor(errors, 'reason') && <span className="error">{errorFor(errors, 'reason')}</span>}
-          </label>
+          </Field>
         )}
         <button type="submit" className="primary" disabled={result.fetching}>
           Advance

@@ -1,19 +1,18 @@
 'use client';
 
 import { zodResolver } from '@hookform/resolvers/zod';
-import type { ColumnDef } from '@tanstack/react-table';
 import { useForm } from 'react-hook-form';
 import { useMutation } from 'urql';
 import type { z } from 'zod';
 import { allowlistEntryInput } from '@/server/allowlist/schemas';
 import { normaliseCidr } from '@/server/auth/cidr';
 import { graphql } from '../../../_console/graphql';
-import { ConfirmButton } from '../../../_console/ui/confirm';
 import { DataTable } from '../../../_console/ui/data-table';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
-import { formatTime } from '../../../_console/ui/format';
+import { Field } from '../../../_console/ui/field';
 import { Pager } from '../../../_console/ui/pager';
 import { useMay } from '../../../_console/viewer';
+import { allowlistColumns } from './columns';
 import type { PartnerData, Refresh } from './query';
 
 const AddAllowlistEntry = graphql(`
@@ -24,14 +23,6 @@ const AddAllowlistEntry = graphql(`
     }
   }
 `);
-
-const RemoveAllowlistEntry = graphql(`
-  mutation RemoveAllowlistEntry($partnerId: ID!, $cidr: String!) {
-    removeAllowlistEntry(partnerId: $partnerId, cidr: $cidr)
-  }
-`);
-
-type EntryRow = PartnerData['allowlist']['nodes'][number];
 
 export function AllowlistSection({
   partner,
@@ -46,18 +37,7 @@ export function AllowlistSection({
 }) {
   const mayAdd = useMay('addAllowlistEntry');
   const mayRemove = useMay('removeAllowlistEntry');
-  const columns: ColumnDef<EntryRow, unknown>[] = [
-    { header: 'CIDR', cell: ({ row }) => <code>{row.original.cidr}</code> },
-    { header: 'Label', cell: ({ row }) => row.original.label ?? '—' },
-    { header: 'Added', cell: ({ row }) => formatTime(row.original.createdAt) },
-  ];
-  if (mayRemove) {
-    columns.push({
-      header: 'Actions',
-      id: 'remove',
-      cell: ({ row }) => <RemoveCell partnerId={partner.id} row={row.original} onRemoved={refresh} />,
-    });
-  }
+  const columns = allowlistColumns({ partnerId: partner.id, mayRemove, refresh });
   const empty = partner.allowlist.nodes.length === 0 && !after;
   return (
     <section aria-labelledby="allowlist">
@@ -108,36 +88,14 @@ function AddEntryForm({ partnerId, onAdded }: { partnerId: string; onAdded: Refr
               (normalised && normalised !== cidr.trim() ? `Stored as ${normalised}` : 'IPv4 or IPv6; a bare address is /32 or /128')}
           </span>
         </label>
-        <label>
-          Label (optional)
+        <Field label="Label (optional)" error={fieldError('label')}>
           <input aria-invalid={Boolean(fieldError('label'))} autoComplete="off" {...form.register('label')} />
-          {fieldError('label') && <span className="error">{fieldError('label')}</span>}
-        </label>
+        </Field>
         <button type="submit" className="primary" disabled={result.fetching}>
           Add to allowlist
         </button>
       </form>
       <ErrorList errors={errors} exceptParams={['cidr', 'label']} />
-    </>
-  );
-}
-
-function RemoveCell({ partnerId, row, onRemoved }: { partnerId: string; row: EntryRow; onRemoved: Refresh }) {
-  const [result, remove] = useMutation(RemoveAllowlistEntry);
-  return (
-    <>
-      <ConfirmButton
-        label={`Remove ${row.cidr}`}
-        title={`Remove ${row.cidr} from the allowlist?`}
-        description="Requests from this range are refused within seconds (unless another entry covers them). If it is the last entry, the partner is accepted from any address."
-        confirmLabel="Remove entry"
-        disabled={result.fetching}
-        onConfirm={async () => {
-          const done = await remove({ partnerId, cidr: row.cidr });
-          if (done.data) onRemoved();
-        }}
-      />
-      <ErrorList errors={apiErrors(result.error)} />
     </>
   );
 }

@@ -1,16 +1,14 @@
 'use client';
 
-import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useMutation } from 'urql';
 import { graphql, type ResultOf } from '../../../_console/graphql';
-import { ConfirmButton } from '../../../_console/ui/confirm';
 import { CopyButton } from '../../../_console/ui/copy';
 import { DataTable } from '../../../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
-import { formatTime } from '../../../_console/ui/format';
 import { Pager } from '../../../_console/ui/pager';
 import { useMay } from '../../../_console/viewer';
+import { credentialColumns } from './columns';
 import type { PartnerData, Refresh } from './query';
 
 const IssueCredential = graphql(`
@@ -24,27 +22,6 @@ const IssueCredential = graphql(`
   }
 `);
 
-const ResendHandover = graphql(`
-  mutation ResendHandover($clientId: String!) {
-    resendHandover(clientId: $clientId) {
-      clientId
-      handedOverTo
-      expiresAt
-      keyReplaced
-    }
-  }
-`);
-
-const RevokeCredential = graphql(`
-  mutation RevokeCredential($clientId: String!) {
-    revokeCredential(clientId: $clientId) {
-      clientId
-      revokedAt
-    }
-  }
-`);
-
-type CredentialRow = PartnerData['credentials']['nodes'][number];
 type Issued = ResultOf<typeof IssueCredential>['issueCredential'];
 
 export function CredentialsSection({
@@ -61,25 +38,7 @@ export function CredentialsSection({
   const mayIssue = useMay('issueCredential');
   const mayRevoke = useMay('revokeCredential');
   const mayResend = useMay('resendHandover');
-  const columns: ColumnDef<CredentialRow, unknown>[] = [
-    { header: 'Client ID', cell: ({ row }) => <code>{row.original.clientId}</code> },
-    { header: 'Environment', accessorKey: 'environment' },
-    { header: 'Key ends with', cell: ({ row }) => <code>…{row.original.keyLast4}</code> },
-    { header: 'Issued', cell: ({ row }) => formatTime(row.original.createdAt) },
-    {
-      header: 'State',
-      cell: ({ row }) =>
-        row.original.revokedAt ? (
-          <span className="status-bad">revoked {formatTime(row.original.revokedAt)}</span>
-        ) : (
-          <span className="status-good">active</span>
-        ),
-    },
-    { header: 'Hand-over', cell: ({ row }) => <HandoverCell row={row.original} mayResend={mayResend} onResent={refresh} /> },
-  ];
-  if (mayRevoke) {
-    columns.push({ header: 'Actions', id: 'revoke', cell: ({ row }) => <RevokeCell row={row.original} onRevoked={refresh} /> });
-  }
+  const columns = credentialColumns({ mayResend, mayRevoke, refresh });
   return (
     <section aria-labelledby="credentials">
       <h2 id="credentials">Credentials</h2>
@@ -177,75 +136,6 @@ function IssueControls({ partner, onIssued }: { partner: PartnerData; onIssued: 
           </button>
         </div>
       )}
-    </>
-  );
-}
-
-function HandoverCell({ row, mayResend, onResent }: { row: CredentialRow; mayResend: boolean; onResent: Refresh }) {
-  const [result, resend] = useMutation(ResendHandover);
-  const h = row.handover;
-  const state = !h ? (
-    <span className="muted">not handed over</span>
-  ) : h.usedAt ? (
-    <>
-      opened {formatTime(h.usedAt)} by {h.email}
-    </>
-  ) : h.endedAt ? (
-    <span className="muted">link ended {formatTime(h.endedAt)}</span>
-  ) : new Date(h.expiresAt).getTime() <= Date.now() ? (
-    <span className="status-bad">
-      sent to {h.email}, expired {formatTime(h.expiresAt)}
-    </span>
-  ) : (
-    <>
-      sent to {h.email}, expires {formatTime(h.expiresAt)}
-    </>
-  );
-  return (
-    <>
-      {state}
-      {mayResend && h && !row.revokedAt && (
-        <>
-          {' '}
-          <ConfirmButton
-            label="Send a new link"
-            title={`Send a new link for ${row.clientId}?`}
-            description={
-              h.usedAt
-                ? `The key was already shown, so the new link carries a new key: the current key stops working within a few seconds. The link goes to ${h.email}.`
-                : `The new link carries the same key; the link sent before stops working. It goes to ${h.email}.`
-            }
-            confirmLabel="Send a new link"
-            disabled={result.fetching}
-            onConfirm={async () => {
-              const done = await resend({ clientId: row.clientId });
-              if (done.data) onResent();
-            }}
-          />
-          <ErrorList errors={apiErrors(result.error)} />
-        </>
-      )}
-    </>
-  );
-}
-
-function RevokeCell({ row, onRevoked }: { row: CredentialRow; onRevoked: Refresh }) {
-  const [result, revoke] = useMutation(RevokeCredential);
-  if (row.revokedAt) return <span className="muted">—</span>;
-  return (
-    <>
-      <ConfirmButton
-        label={`Revoke ${row.clientId}`}
-        title={`Revoke ${row.clientId}?`}
-        description="Every request with this key is refused within a few seconds, on every process. It cannot be undone: the partner will need a new key."
-        confirmLabel="Revoke credential"
-        disabled={result.fetching}
-        onConfirm={async () => {
-          const done = await revoke({ clientId: row.clientId });
-          if (done.data) onRevoked();
-        }}
-      />
-      <ErrorList errors={apiErrors(result.error)} />
     </>
   );
 }

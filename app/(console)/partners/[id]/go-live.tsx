@@ -7,7 +7,9 @@ import { useMutation, useQuery } from 'urql';
 import { z } from 'zod';
 import { decideGoLiveInput } from '@/server/partners/schemas';
 import { graphql, type ResultOf } from '../../../_console/graphql';
+import { TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
 import type { PartnerData, Refresh } from './query';
@@ -179,7 +181,9 @@ function History({ entries }: { entries: Review['history'] }) {
       <tbody>
         {entries.map((h) => (
           <tr key={h.id}>
-            <td>{formatTime(h.at)}</td>
+            <td>
+              <TimeCell at={h.at} />
+            </td>
             <td>
               <code>{h.actor}</code>
             </td>
@@ -224,17 +228,13 @@ function DecisionForm({ partnerId, status, onDecided }: { partnerId: string; sta
       )}
       {(canRequest || canDecide) && (
         <form className="inline" onSubmit={(e) => e.preventDefault()} noValidate aria-label="Go-live decision">
-          <label>
-            Review note {canDecide && '(the reason, when rejecting)'}
+          <Field label={<>Review note {canDecide && '(the reason, when rejecting)'}</>} error={noteError}>
             <textarea rows={2} cols={48} aria-invalid={Boolean(noteError)} {...form.register('note')} />
-            {noteError && <span className="error">{noteError}</span>}
-          </label>
+          </Field>
           {canDecide && (
-            <label>
-              Partner e-mail (approve: hand the production credential over; reject: send the reason)
+            <Field label="Partner e-mail (approve: hand the production credential over; reject: send the reason)" error={emailError}>
               <input type="email" size={32} aria-invalid={Boolean(emailError)} {...form.register('email')} />
-              {emailError && <span className="error">{emailError}</span>}
-            </label>
+            </Field>
           )}
           {canRequest && (
             <button type="button" disabled={busy} onClick={decide(request)}>

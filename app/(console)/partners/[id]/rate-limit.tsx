@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { setRateLimitInput } from '@/server/partners/schemas';
 import { graphql } from '../../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { useMay } from '../../../_console/viewer';
 import type { PartnerData, Refresh } from './query';
 
@@ -53,8 +54,7 @@ function RateLimitForm({ partnerId, override, onSet }: { partnerId: string; over
   return (
     <>
       <form className="inline" onSubmit={submit} noValidate aria-label="Set the rate limit">
-        <label>
-          Requests per second
+        <Field label="Requests per second" error={fieldError}>
           <input
             type="number"
             min={1}
@@ -63,8 +63,7 @@ function RateLimitForm({ partnerId, override, onSet }: { partnerId: string; over
             aria-invalid={Boolean(fieldError)}
             {...form.register('perSecond', { valueAsNumber: true })}
           />
-          {fieldError && <span className="error">{fieldError}</span>}
-        </label>
+        </Field>
         <button type="submit" className="primary" disabled={result.fetching}>
           Set limit
         </button>

@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { Field } from '../../../_console/ui/field';
 import { formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { useMay } from '../../../_console/viewer';
@@ -76,8 +77,7 @@ export default function SubscriptionHealth() {
       <p>{sub ? <Link href={`/partners/${sub.partnerId}`}>Back to the partner</Link> : <Link href="/partners">All partners</Link>}</p>
       <h1>Subscription health</h1>
       <form className="inline" onSubmit={(e) => e.preventDefault()} aria-label="Time window">
-        <label>
-          <span id="window-label">Window</span>
+        <Field label={<span id="window-label">Window</span>} error={errorFor(errors, 'windowHours')}>
           <select
             aria-labelledby="window-label"
             value={String(windowHours)}
@@ -89,8 +89,7 @@ export default function SubscriptionHealth() {
               </option>
             ))}
           </select>
-          {errorFor(errors, 'windowHours') && <span className="error">{errorFor(errors, 'windowHours')}</span>}
-        </label>
+        </Field>
         <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })} disabled={fetching}>
           Refresh
         </button>
