@@ -108,8 +108,10 @@ async function pacedOrders(
     // Pacing, not waiting for a condition: the next tick's requests leave on schedule.
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
-  const elapsedMs = performance.now() - started;
-  return { sent: await Promise.all(pending), elapsedMs };
+  const sent = await Promise.all(pending);
+  // Until the last answer, not the last send: a loaded server admits the last requests later, and the
+  // bucket refills meanwhile (the full suite once admitted 341 against a bound of 337 counted to the last send).
+  return { sent, elapsedMs: performance.now() - started };
 }
 
 describe('2 web + 2 worker processes on one database', () => {
