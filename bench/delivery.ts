@@ -112,6 +112,21 @@ async function phase(
   };
 }
 
+const PHASE_COLUMNS = ['deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms'];
+
+function phaseCells(r: PhaseResult): string[] {
+  return [
+    int(r.expected),
+    int(r.received),
+    int(r.duplicates),
+    int(r.missing),
+    r.seconds.toFixed(1),
+    int(r.deliveriesPerSecond),
+    ms(r.p50),
+    ms(r.p99),
+  ];
+}
+
 /** autocannon in a process of its own (not this event loop, which serves the receiver) against one receiver path. */
 async function direct(
   receiver: BenchReceiver,
@@ -267,19 +282,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   );
   const alone = await direct(receiver, ca, pacedSeconds, 10);
 
-  const rows = [burst, paced].map((r) => [
-    r.label,
-    int(r.events),
-    int(r.expected),
-    int(r.received),
-    int(r.duplicates),
-    int(r.missing),
-    r.seconds.toFixed(1),
-    int(r.deliveriesPerSecond),
-    ms(r.p50),
-    ms(r.p99),
-  ]);
-  console.log(table(['phase', 'events', 'deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms'], rows));
+  const rows = [burst, paced].map((r) => [r.label, int(r.events), ...phaseCells(r)]);
+  console.log(table(['phase', 'events', ...PHASE_COLUMNS], rows));
   console.log(
     `\n(commit-to-receipt latency: from the commit of the event's transaction to its arrival at the receiver, both clocks in this process)`,
   );
@@ -387,19 +391,14 @@ async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
     );
     results.push(result);
   }
-  const rows = results.map((r) => [
+  const rows = results.map((r, i) => [
     r.label,
-    int(r.expected),
-    int(r.received),
-    int(r.duplicates),
-    int(r.missing),
-    r.seconds.toFixed(1),
-    int(r.deliveriesPerSecond),
-    ms(r.p50),
-    ms(r.p99),
+    ...phaseCells(r),
     ms(r.max),
+    int(cpuPerThousand[i]!.service),
+    int(cpuPerThousand[i]!.database),
   ]);
-  console.log(table(['burst', 'deliveries', 'received', 'dupes', 'missing', 's', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms'], rows));
+  console.log(table(['burst', ...PHASE_COLUMNS, 'max ms', 'service CPU ms/1k', 'db CPU ms/1k'], rows));
   const first = results[0]!;
   const slowest = results.reduce((a, b) => (b.deliveriesPerSecond < a.deliveriesPerSecond ? b : a));
   const spread = slowest.deliveriesPerSecond / first.deliveriesPerSecond;
