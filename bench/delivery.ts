@@ -353,7 +353,7 @@ export const burstsScenario: Scenario = {
   name: 'bursts',
   description:
     'BENCH_BURSTS (default 3) bursts of BENCH_BURST_EVENTS (default 3,000) events x 10 subscriptions on one database, BENCH_IDLE_SECONDS ' +
-    '(default 180) of idle between them: every burst as fast as the first, every delivery received.',
+    '(default 180) of idle between them: every burst within 20 % of the fastest, every delivery received.',
   run: runBursts,
 };
 
@@ -372,14 +372,20 @@ async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
   await phase('warm-up', receiver, emitter, 200, { batch: 50, paths });
   const results: PhaseResult[] = [];
   const cpuPerThousand: { service: number; database: number }[] = [];
+  // Attempts a worker gave back to the queue unsent (each a deliver job, claimed again a second later).
+  const sentBackPerBurst: number[] = [];
+  const sentBack = async () =>
+    Number((await ctx.database.admin<{ n: string }[]>`select count(*) as n from pgboss.job where name = 'webhooks.deliver'`)[0]!.n);
   for (let i = 1; i <= bursts; i++) {
     if (i > 1) {
       console.log(`  idle ${idleSeconds} s...`);
       await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     }
     const before = cpu();
+    const sentBefore = await sentBack();
     const result = await phase(`burst ${i}`, receiver, emitter, events, { batch: 100, paths });
     const after = cpu();
+    sentBackPerBurst.push((await sentBack()) - sentBefore);
     cpuPerThousand.push({
       service: ((after.service - before.service) / result.received) * 1000,
       database: ((after.database - before.database) / result.received) * 1000,
@@ -387,7 +393,8 @@ async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
     console.log(
       `  burst ${i}: ${int(result.deliveriesPerSecond)} deliveries/s, ${int(result.received)} of ${int(result.expected)} received, ` +
         `${int(result.duplicates)} duplicates, commit to receipt p99 ${ms(result.p99)} ms, slowest ${ms(result.max)} ms; ` +
-        `CPU per 1,000 deliveries: service ${int(cpuPerThousand.at(-1)!.service)} ms, database ${int(cpuPerThousand.at(-1)!.database)} ms`,
+        `CPU per 1,000 deliveries: service ${int(cpuPerThousand.at(-1)!.service)} ms, database ${int(cpuPerThousand.at(-1)!.database)} ms; ` +
+        `${int(sentBackPerBurst.at(-1)!)} attempts sent back to the queue`,
     );
     results.push(result);
   }
@@ -397,18 +404,19 @@ async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
     ms(r.max),
     int(cpuPerThousand[i]!.service),
     int(cpuPerThousand[i]!.database),
+    int(sentBackPerBurst[i]!),
   ]);
-  console.log(table(['burst', ...PHASE_COLUMNS, 'max ms', 'service CPU ms/1k', 'db CPU ms/1k'], rows));
-  const first = results[0]!;
+  console.log(table(['burst', ...PHASE_COLUMNS, 'max ms', 'service CPU ms/1k', 'db CPU ms/1k', 'sent back'], rows));
+  const fastest = results.reduce((a, b) => (b.deliveriesPerSecond > a.deliveriesPerSecond ? b : a));
   const slowest = results.reduce((a, b) => (b.deliveriesPerSecond < a.deliveriesPerSecond ? b : a));
-  const spread = slowest.deliveriesPerSecond / first.deliveriesPerSecond;
+  const spread = slowest.deliveriesPerSecond / fastest.deliveriesPerSecond;
   const failures: string[] = [];
   const missing = results.reduce((n, r) => n + r.missing, 0);
   if (missing > 0) failures.push(`bursts: ${missing} deliveries never arrived`);
   if (receiver.invalid > 0) failures.push(`bursts: ${receiver.invalid} requests with an invalid signature`);
   console.log('\nAims:');
   console.log(
-    `  slowest burst / first: ${ratio(spread)} (aim >= ${ratio(1 - AIM_BURST_SPREAD)}): ${spread >= 1 - AIM_BURST_SPREAD ? 'met' : 'MISSED'}; missing: ${missing}`,
+    `  slowest burst / fastest: ${ratio(spread)} (aim >= ${ratio(1 - AIM_BURST_SPREAD)}): ${spread >= 1 - AIM_BURST_SPREAD ? 'met' : 'MISSED'}; missing: ${missing}`,
   );
   return {
     failures,
@@ -417,7 +425,7 @@ async function runBursts(ctx: BenchContext): Promise<ScenarioOutcome> {
         'deliveries/s, slowest burst',
         slowest.label,
         slowest.deliveriesPerSecond,
-        { side: 'burst 1', value: first.deliveriesPerSecond },
+        { side: fastest.label, value: fastest.deliveriesPerSecond },
         { text: `ratio >= ${1 - AIM_BURST_SPREAD}, none missing`, met: (_v, r) => r >= 1 - AIM_BURST_SPREAD && missing === 0 },
       ),
     ],

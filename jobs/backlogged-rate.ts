@@ -16,10 +16,14 @@ export class BackloggedRate {
     this.count++;
   }
 
-  /** Ends a window; `backlogged`: work is waiting now (and counts only if it was at the window's start too). */
+  /**
+   * Ends a window; `backlogged`: work is waiting now. The window counts if work was waiting at its
+   * start too, or if there is no measurement yet: a window whose backlog began midway understates the
+   * pace, and a pace too low only keeps less waiting, so the first one is taken as it comes.
+   */
   sample(backlogged: boolean): void {
     const now = performance.now();
-    if (backlogged && this.wasBacklogged && this.count > 0 && now > this.since) {
+    if (backlogged && (this.wasBacklogged || this.rate === undefined) && this.count > 0 && now > this.since) {
       const measured = (this.count * 1000) / (now - this.since);
       this.rate = this.rate === undefined ? measured : this.rate + WEIGHT * (measured - this.rate);
     }

@@ -10,21 +10,19 @@ import { beat, leave } from '@/server/workers/heartbeat';
 import { BackloggedRate } from './backlogged-rate';
 import { jobContext } from './definition';
 
-// A worker process holds at most MAX_HELD attempts (waiting, in flight, or awaiting their record),
-// and fetches more only while it holds less than AHEAD_SECONDS of its pace (at least FETCH_FLOOR).
-// Bounds memory, not fairness: fairness is per subscription.
+// A worker process holds at most MAX_HELD attempts (waiting, in flight, or awaiting their record);
+// fetching more waits until there is room. Bounds memory, not fairness: fairness is per subscription.
 const MAX_HELD = 5000;
-const FETCH_FLOOR = 1000;
-const AHEAD_SECONDS = 2;
-// A subscription's attempts wait here up to twice its share of that, its share being its part of
-// the process's recent throughput (at least MIN_WAITING); past that, new ones go back to the queue for
-// a second, so one slow subscription cannot fill the process. A fixed 200 sent most of a burst's
-// attempts back when every subscription kept up and the process was merely busy (46,623 deliver jobs
-// for 60,000 deliveries, `npm run bench -- bursts`); each came back through a second claim a second
-// later, and every burst ran slower than the one before (1,059, 706, 396 deliveries/s). A busy process
-// now stops fetching before the subscriptions that keep up overflow.
+// A subscription's attempts wait here up to twice its share of MAX_HELD, its share being its part of
+// the process's recent throughput (at least MIN_WAITING, and MIN_WAITING until its pace is known);
+// past that, new ones go back to the queue for a second, so a slow subscription, whose share is small,
+// cannot fill the process. A fixed 200 sent most of a burst's attempts back when every subscription
+// kept up and the process was merely busy (46,623 deliver jobs for 60,000 deliveries, `npm run bench
+// -- bursts`); each came back through a second claim a second later, and every burst ran slower than
+// the one before (1,059, 706, 396 deliveries/s). Subscriptions that keep up now share the process,
+// and it stops fetching at MAX_HELD before any of them overflows.
 const MIN_WAITING = 200;
-const PACE_WINDOW_MS = 250;
+const PACE_WINDOW_MS = 100;
 const HEARTBEAT_MS = 5000;
 
 /**
@@ -86,7 +84,7 @@ export class DeliveryEngine {
 
   /** Resolves when this process holds few enough attempts to take another batch. */
   waitForRoom(): Promise<void> {
-    if (this.held.size < this.holdLimit()) return Promise.resolve();
+    if (this.held.size < MAX_HELD) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
@@ -192,16 +190,11 @@ export class DeliveryEngine {
     if (queue.length === 0) this.waiting.delete(subscriptionId);
   }
 
-  /** How many attempts this process may hold before it stops fetching. */
-  private holdLimit(): number {
-    return Math.min(MAX_HELD, Math.max(FETCH_FLOOR, (this.pace.perSecond ?? 0) * AHEAD_SECONDS));
-  }
-
   /** How many of a subscription's attempts may wait here (MIN_WAITING until its pace is known). */
   private waitingCap(subscriptionId: string): number {
     const own = this.paceOf.get(subscriptionId)?.perSecond;
     const all = this.pace.perSecond;
-    return own === undefined || !all ? MIN_WAITING : Math.max(MIN_WAITING, (2 * this.holdLimit() * own) / all);
+    return own === undefined || !all ? MIN_WAITING : Math.max(MIN_WAITING, (2 * MAX_HELD * own) / all);
   }
 
   private subscriptionPace(subscriptionId: string): BackloggedRate {
@@ -287,7 +280,7 @@ export class DeliveryEngine {
   }
 
   private wakeRoomWaiters(): void {
-    while (this.roomWaiters.length > 0 && this.held.size < this.holdLimit()) this.roomWaiters.shift()!();
+    while (this.roomWaiters.length > 0 && this.held.size < MAX_HELD) this.roomWaiters.shift()!();
   }
 
   private async heartbeat(): Promise<void> {

@@ -12,7 +12,7 @@ describe('BackloggedRate', () => {
       vi.advanceTimersByTime(250);
       rate.sample(backlogged);
     };
-    window(0, true); // the first window's start was not known to be backlogged
+    window(0, true); // nothing done yet
     expect(rate.perSecond).toBeUndefined();
     window(250, true);
     expect(rate.perSecond).toBe(1000);
@@ -22,5 +22,11 @@ describe('BackloggedRate', () => {
     window(0, false);
     window(40, true); // the queue filled during the window: not a measurement of the pace
     expect(rate.perSecond).toBeCloseTo(850);
+
+    const first = new BackloggedRate();
+    for (let i = 0; i < 20; i++) first.done();
+    vi.advanceTimersByTime(250);
+    first.sample(true); // no measurement yet: the first backlogged window is taken, however it began
+    expect(first.perSecond).toBe(80);
   });
 });
