@@ -6,16 +6,18 @@ import { claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemptRow } from '.
  * Claims the attempts that deliver jobs (retries, and attempts returned by a worker) name, in one
  * statement. An attempt is claimable when it is the delivery's next one and unclaimed, or when it is
  * its current one and the claim lapsed (its worker died). Jobs that find nothing claimable (a
- * duplicate job, a delivery closed meanwhile) are stale and simply end.
+ * duplicate job, a delivery closed meanwhile) are stale and simply end. `holder` is the claiming
+ * worker's heartbeat id (leases.ts).
  */
-export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<ClaimedAttempt[]> {
+export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string): Promise<ClaimedAttempt[]> {
   if (jobs.length === 0) return [];
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
   const rows = await ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
-    set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), updated_at = now()
+    set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), claimed_by = ${holder},
+      updated_at = now()
     from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
         with ordinality as j(id, attempt, job_index),
       webhook_subscriptions s, events e
