@@ -24,6 +24,11 @@ const MAX_HELD = 5000;
 const MIN_WAITING = 200;
 const PACE_WINDOW_MS = 100;
 const HEARTBEAT_MS = 5000;
+// A claim older than this share of WEBHOOK_CLAIM_SECONDS is confirmed before its attempt is sent, and a
+// renewal this long after the last one is late. Renewals come every third of a claim, so only a stalled
+// event loop or a slow database gets there: a 6 s freeze (SIGSTOP, test/webhooks/stall.test.ts) of a
+// worker with 3 s claims found its renewals about 5 s late.
+const LATE_SHARE_OF_CLAIM = 1 / 2;
 
 /**
  * How a worker process makes webhook attempts. Fan-out and deliver jobs hand it claimed attempts
@@ -32,12 +37,17 @@ const HEARTBEAT_MS = 5000;
  * whatever else ended meanwhile, in one write. So a slow endpoint holds only its own slots, never a
  * batch of other partners' deliveries.
  *
- * Every attempt it holds stays claimed in the database: it renews the claims while it holds them,
- * and if it dies they lapse and any worker's sweeper returns them to the queue.
+ * Every attempt it holds stays claimed in the database, in its name: it renews the claims while it
+ * holds them, and if it dies they lapse and any worker's sweeper returns them to the queue. If it
+ * only stalls (its event loop blocked, renewals late), the others leave its claims alone while its
+ * heartbeat is fresh; a longer stall loses them, and then it neither sends those attempts nor records
+ * them (server/delivery/leases.ts).
  */
 export class DeliveryEngine {
   private readonly ctx: Ctx;
-  private readonly workerId = `${hostname()}:${process.pid}:${newId()}`;
+  /** This worker's heartbeat id, and the holder of every claim it makes. */
+  readonly holder = `${hostname()}:${process.pid}:${newId()}`;
+  private readonly claimMs: number;
   private readonly waiting = new Map<string, ClaimedAttempt[]>();
   private readonly running = new Map<string, number>();
   private readonly replaying = new Map<string, number>();
@@ -48,6 +58,17 @@ export class DeliveryEngine {
   private readonly paceOf = new Map<string, BackloggedRate>();
   /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
   private readonly held = new Set<string>();
+  /**
+   * When each held claim was last made or renewed: performance.now() before the statement was sent, so
+   * the claim lasts WEBHOOK_CLAIM_SECONDS of the database's clock from no earlier than that, whatever the
+   * two clocks read.
+   */
+  private readonly leases = new Map<string, number>();
+  /** In flight when a renewal found their claims taken: their outcomes will not be recorded here. */
+  private readonly lost = new Set<string>();
+  /** When the last renewal that reached the database was sent. */
+  private renewedAt = performance.now();
+  private renewing: Promise<void> | undefined;
   /** Attempts being sent, by delivery id. */
   private readonly sending = new Map<string, ClaimedAttempt>();
   /** Cut off by stop() at its deadline: their outcomes are dropped and their claims released. */
@@ -67,18 +88,20 @@ export class DeliveryEngine {
   ) {
     this.ctx = jobContext(deps, 'webhooks.deliver');
     this.share = deps.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION;
+    this.claimMs = deps.env.WEBHOOK_CLAIM_SECONDS * 1000;
   }
 
   async start(): Promise<void> {
     await this.heartbeat();
     const { env } = this.ctx;
+    this.renewedAt = performance.now();
     this.every(HEARTBEAT_MS, () => this.heartbeat());
     const sampling = setInterval(() => this.samplePace(), PACE_WINDOW_MS);
     this.timers.push(sampling);
-    this.every((env.WEBHOOK_CLAIM_SECONDS * 1000) / 3, () => renewClaims(this.ctx, [...this.held]));
+    this.every(this.claimMs / 3, () => this.renew());
     this.every(env.WEBHOOK_SWEEP_INTERVAL_MS, async () => {
-      const returned = await returnExpiredClaims(this.ctx);
-      if (returned > 0) this.ctx.log.warn({ returned }, 'returned webhook attempts whose worker stopped renewing their claims');
+      const returned = await returnExpiredClaims(this.ctx, { holder: this.holder, holds: [...this.held] });
+      if (returned > 0) this.ctx.log.warn({ returned }, 'returned webhook attempts whose worker died or dropped them');
     });
   }
 
@@ -88,8 +111,11 @@ export class DeliveryEngine {
     return new Promise((resolve) => this.roomWaiters.push(resolve));
   }
 
-  /** Takes claimed attempts; each starts when its subscription has room, in the order given. */
-  async accept(claimed: ClaimedAttempt[]): Promise<void> {
+  /**
+   * Takes attempts claimed in this worker's name (`holder`); each starts when its subscription has room,
+   * in the order given. `claimedAt`: performance.now() before the claiming statement was sent.
+   */
+  async accept(claimed: ClaimedAttempt[], claimedAt: number): Promise<void> {
     const overflow: string[] = [];
     const touched = new Set<string>();
     for (const attempt of claimed) {
@@ -100,12 +126,13 @@ export class DeliveryEngine {
         continue;
       }
       this.held.add(attempt.id);
+      this.leases.set(attempt.id, claimedAt);
       queue.push(attempt);
       this.waiting.set(attempt.subscription_id, queue);
       touched.add(attempt.subscription_id);
     }
     for (const subscription of touched) this.pump(subscription);
-    if (overflow.length > 0) await releaseClaims(this.ctx, overflow, 1);
+    if (overflow.length > 0) await releaseClaims(this.ctx, this.holder, overflow, 1);
   }
 
   /**
@@ -120,11 +147,12 @@ export class DeliveryEngine {
     const inFlightAtStop = this.sending.size;
     const unsent = [...this.waiting.values()].flat();
     this.waiting.clear();
-    for (const attempt of unsent) this.held.delete(attempt.id);
+    for (const attempt of unsent) this.forget(attempt.id);
     // Fetch loops waiting for room would only hand over attempts that accept() gives back.
     for (const resolve of this.roomWaiters.splice(0)) resolve();
     await releaseClaims(
       this.ctx,
+      this.holder,
       unsent.map((a) => a.id),
     ).catch((err: unknown) => this.ctx.log.warn({ err }, 'could not return unsent webhook attempts; their claims will lapse'));
     let timer: NodeJS.Timeout | undefined;
@@ -138,14 +166,15 @@ export class DeliveryEngine {
     while (this.flushing) await this.flushing;
     let released = 0;
     if (abandoned.length > 0) {
-      released = await releaseClaims(this.ctx, abandoned).catch((err: unknown) => {
+      released = await releaseClaims(this.ctx, this.holder, abandoned).catch((err: unknown) => {
         this.ctx.log.warn({ err }, 'could not return webhook attempts cut off at the deadline; their claims will lapse');
         return 0;
       });
-      for (const id of abandoned) this.held.delete(id);
+      for (const id of abandoned) this.forget(id);
     }
     for (const timer of this.timers) clearInterval(timer);
-    await leave(this.ctx, this.workerId).catch(() => {});
+    await this.renewing;
+    await leave(this.ctx, this.holder).catch(() => {});
     await this.client.close().catch(() => {});
     return { returnedUnsent: unsent.length, inFlightAtStop, finished: inFlightAtStop - abandoned.length, released };
   }
@@ -167,6 +196,8 @@ export class DeliveryEngine {
   // A subscription also waits while a share's worth of its finished attempts await their record: a
   // process that dies re-sends what it had sent and not recorded, so that is at most twice its share
   // (a 2-worker test once saw 6 re-sends of a 5 ms endpoint behind one slow write, bound 4).
+  // An attempt whose claim is older than half a claim (the process stalled) waits for a renewal to
+  // confirm it still holds it: another worker may have taken it over and be sending it.
   private pump(subscriptionId: string): void {
     const queue = this.waiting.get(subscriptionId);
     if (!queue) return;
@@ -179,6 +210,10 @@ export class DeliveryEngine {
       if (attempt.trigger === 'replay' && replaying >= replayShare) {
         i++;
         continue;
+      }
+      if (performance.now() - (this.leases.get(attempt.id) ?? -Infinity) > this.claimMs * LATE_SHARE_OF_CLAIM) {
+        void this.renew();
+        break;
       }
       queue.splice(i, 1);
       running++;
@@ -240,7 +275,7 @@ export class DeliveryEngine {
       const batch = this.done;
       this.done = [];
       try {
-        this.report(batch, await recordOutcomes(this.ctx, batch));
+        this.report(batch, await recordOutcomes(this.ctx, this.holder, batch));
       } catch (error) {
         // recordOutcomes handles each delivery's failure itself; this is the unforeseen, logged and left to the sweeper.
         this.ctx.log.error({ deliveries: batch.length, err: error }, 'recording webhook attempts failed; their claims will lapse');
@@ -248,7 +283,7 @@ export class DeliveryEngine {
       // Recorded, or left to lapse and be swept: either way no longer renewed by this process.
       const subscriptions = new Set<string>();
       for (const { claimed } of batch) {
-        this.held.delete(claimed.id);
+        this.forget(claimed.id);
         decrement(this.unrecorded, claimed.subscription_id);
         subscriptions.add(claimed.subscription_id);
       }
@@ -279,12 +314,92 @@ export class DeliveryEngine {
     }
   }
 
+  /** No longer held: recorded, given back, or left to lapse and be swept. */
+  private forget(id: string): void {
+    this.held.delete(id);
+    this.leases.delete(id);
+    this.lost.delete(id);
+  }
+
+  /** Renews every held claim now, or joins the renewal under way; never rejects (a failure is logged). */
+  private renew(): Promise<void> {
+    this.renewing ??= this.renewHeld()
+      .then(
+        () => {
+          if (!this.stopping) for (const subscription of [...this.waiting.keys()]) this.pump(subscription);
+        },
+        (err: unknown) => this.ctx.log.warn({ err }, 'delivery engine upkeep failed: claims not renewed'),
+      )
+      .finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  /**
+   * One renewal, and what it found: a renewal late by more than half a claim is logged and counted,
+   * and the attempts whose claims another worker took meanwhile are let go: those waiting are dropped
+   * unsent, those in flight end without a record (recordOutcomes answers `lost` for them).
+   */
+  private async renewHeld(): Promise<void> {
+    const sentAt = performance.now();
+    const ids = [...this.held];
+    if (ids.length === 0) {
+      this.renewedAt = sentAt;
+      return;
+    }
+    const since = sentAt - this.renewedAt;
+    if (since > this.claimMs * LATE_SHARE_OF_CLAIM) {
+      const lateMs = Math.round(since - this.claimMs / 3);
+      this.ctx.log.warn(
+        { late_ms: lateMs, claims: ids.length, claim_seconds: this.claimMs / 1000 },
+        `renewals late by ${lateMs} ms; claims may have lapsed`,
+      );
+      this.ctx.metrics?.claimRenewalLate();
+    }
+    const kept = await renewClaims(this.ctx, this.holder, ids);
+    this.renewedAt = sentAt;
+    const taken = new Set<string>();
+    for (const id of ids) {
+      if (!this.held.has(id)) continue;
+      if (kept.has(id)) {
+        this.leases.set(id, Math.max(sentAt, this.leases.get(id) ?? sentAt));
+        this.lost.delete(id);
+      } else taken.add(id);
+    }
+    if (taken.size === 0) return;
+    let dropped = 0;
+    for (const [subscription, queue] of this.waiting) {
+      const left = queue.filter((a) => !taken.has(a.id));
+      if (left.length === queue.length) continue;
+      for (const a of queue) {
+        if (!taken.has(a.id)) continue;
+        this.forget(a.id);
+        dropped++;
+      }
+      if (left.length > 0) this.waiting.set(subscription, left);
+      else this.waiting.delete(subscription);
+    }
+    // Those finished and awaiting their record are left to it: it writes only what this worker still holds.
+    let inFlight = 0;
+    for (const id of taken) {
+      if (!this.sending.has(id) || this.lost.has(id)) continue;
+      this.lost.add(id);
+      inFlight++;
+    }
+    if (dropped + inFlight > 0) {
+      this.ctx.log.warn(
+        { lost: dropped + inFlight, waiting: dropped, in_flight: inFlight },
+        'claims lost: another worker took these attempts over while renewals were late; they are not sent or recorded here',
+      );
+    }
+    this.wakeRoomWaiters();
+  }
+
   private wakeRoomWaiters(): void {
     while (this.roomWaiters.length > 0 && this.held.size < MAX_HELD) this.roomWaiters.shift()!();
   }
 
   private async heartbeat(): Promise<void> {
-    const live = await beat(this.ctx, this.workerId);
+    const live = await beat(this.ctx, this.holder);
     // The in-flight bound holds across workers: each takes an equal share, at least one.
     this.share = Math.max(1, Math.floor(this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION / live));
   }

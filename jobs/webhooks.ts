@@ -23,8 +23,12 @@ export const fanOutJob = defineJob({
 async function fanOutBatch(batch: { event_id: string }[], deps: Parameters<typeof jobContext>[0]): Promise<void> {
   const engine = deliveryEngineOf(deps);
   await engine.waitForRoom();
-  const result = await fanOutEvents({ ctx: jobContext(deps, FAN_OUT.name), input: { eventIds: batch.map((j) => j.event_id) } });
-  await engine.accept(result.claimed);
+  const claimedAt = performance.now();
+  const result = await fanOutEvents({
+    ctx: jobContext(deps, FAN_OUT.name),
+    input: { eventIds: batch.map((j) => j.event_id), holder: engine.holder },
+  });
+  await engine.accept(result.claimed, claimedAt);
   deps.log.debug(
     { events: batch.length, found: result.found, attempts: result.claimed.length, skipped: result.skipped },
     'events fanned out',
@@ -44,5 +48,6 @@ export const deliverJob = defineJob({
 async function deliverBatch(batch: Parameters<typeof claimAttempts>[1], deps: Parameters<typeof jobContext>[0]): Promise<void> {
   const engine = deliveryEngineOf(deps);
   await engine.waitForRoom();
-  await engine.accept(await claimAttempts(jobContext(deps, DELIVER.name), batch));
+  const claimedAt = performance.now();
+  await engine.accept(await claimAttempts(jobContext(deps, DELIVER.name), batch, engine.holder), claimedAt);
 }

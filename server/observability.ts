@@ -8,12 +8,14 @@ export interface Metrics {
   /** One answered request. `route`: the route table's pattern (/partner/orders/{id}) or `other`. */
   httpRequest(route: string, method: string, status: number, seconds: number): void;
   /**
-   * One webhook attempt ended and was recorded. `result`: succeeded, retrying, failed, skipped or
-   * unrecorded; `errorKind`: none, http_status, timeout, ...; `trigger`: scheduled, manual or replay
+   * One webhook attempt ended and was recorded. `result`: succeeded, retrying, failed, skipped,
+   * unrecorded (the write failed) or lost (its claim was taken over meanwhile: not recorded here); `errorKind`: none, http_status, timeout, ...; `trigger`: scheduled, manual or replay
    * (replay progress: replayed attempts that succeeded). `lagSeconds`: start minus when it was due,
    * for scheduled attempts only (a replay's or a manual attempt's due time is the operator's).
    */
   attempt(result: string, errorKind: string, trigger: string, durationSeconds: number | undefined, lagSeconds: number | undefined): void;
   /** A delivery reached its final state (succeeded, failed, skipped). */
   delivery(result: string): void;
+  /** The delivery engine renewed its claims late: more than half a claim after the last renewal (its event loop stalled, or the database). */
+  claimRenewalLate(): void;
 }

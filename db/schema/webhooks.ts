@@ -67,6 +67,10 @@ export const webhookDeliveries = pgTable(
     // Set while an attempt is in flight: another worker may take the attempt over only after it passes
     // (its owner died), so one attempt is never sent twice concurrently.
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    // Which worker holds the claim (its worker_heartbeats id), set with claimed_until and cleared with it. A
+    // lapsed claim whose holder still beats is not taken from it: the holder stalled (a 2.6 GB heap froze one
+    // for seconds), and taking its attempts made both workers send them (issue 23).
+    claimedBy: text('claimed_by'),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     // The replay that last re-sent it (a replay's delivered and failed counts are read from here).

@@ -63,7 +63,7 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   });
   const attempts = new Counter({
     name: 'pdp_webhook_attempts_total',
-    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded), error kind and trigger.',
+    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded, lost), error kind and trigger.',
     labelNames: ['result', 'error_kind', 'trigger'],
     registers: [registry],
   });
@@ -71,6 +71,11 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     name: 'pdp_webhook_deliveries_total',
     help: 'Deliveries that reached a final state in this process, by result (succeeded, failed, skipped).',
     labelNames: ['result'],
+    registers: [registry],
+  });
+  const lateRenewals = new Counter({
+    name: 'pdp_webhook_claim_renewals_late_total',
+    help: "Renewals of the delivery engine's claims that came more than half a claim after the last one: claims may have lapsed.",
     registers: [registry],
   });
   const attemptDuration = new Histogram({
@@ -205,6 +210,9 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     },
     delivery(result) {
       deliveries.inc({ result });
+    },
+    claimRenewalLate() {
+      lateRenewals.inc();
     },
   };
 }

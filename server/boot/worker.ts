@@ -8,7 +8,8 @@ async function main(): Promise<void> {
   const state: { service?: RunningProcess } = {};
   exitOnSignals(() => state.service, env.SHUTDOWN_TIMEOUT_MS);
   state.service = await startProcess(env, { web: false, workers: true });
-  console.log('worker ready');
+  const { metricsUrl } = state.service;
+  console.log(metricsUrl ? `worker ready, metrics at ${metricsUrl}` : 'worker ready');
 }
 
 main().catch((error: unknown) => {

@@ -81,7 +81,8 @@ export const envSchema = z.object({
   WEBHOOK_DNS_CACHE_SECONDS: int(0, 60).default(30),
   WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
   // How long a worker holds an attempt it claimed without renewing the claim (it renews every third
-  // of it): a dead worker's attempts go to a live one within this plus WEBHOOK_SWEEP_INTERVAL_MS.
+  // of it): a dead worker's attempts go to a live one within the longer of this and the heartbeat's 15 s,
+  // plus WEBHOOK_SWEEP_INTERVAL_MS (server/delivery/leases.ts).
   WEBHOOK_CLAIM_SECONDS: int(3, 600).default(30),
   WEBHOOK_SWEEP_INTERVAL_MS: int(100, 60_000).default(5000),
   WEBHOOK_AUTO_DISABLE_AFTER_HOURS: z.coerce

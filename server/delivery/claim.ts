@@ -1,26 +1,32 @@
 import type { Ctx } from '../context';
 import type { DeliverJob } from '../outbox/queues';
+import { HEARTBEAT_STALE_SECONDS } from '../workers/heartbeat';
 import { claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemptRow } from './claimed-attempt';
 
 /**
  * Claims the attempts that deliver jobs (retries, and attempts returned by a worker) name, in one
  * statement. An attempt is claimable when it is the delivery's next one and unclaimed, or when it is
- * its current one and the claim lapsed (its worker died). Jobs that find nothing claimable (a
- * duplicate job, a delivery closed meanwhile) are stale and simply end.
+ * its current one, the claim lapsed and no other live worker holds it (its holder died: the rule of
+ * leases.ts, for a retried job). Jobs that find nothing claimable (a duplicate job, a delivery closed
+ * meanwhile) are stale and simply end. `holder` is the claiming worker's heartbeat id.
  */
-export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[]): Promise<ClaimedAttempt[]> {
+export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string): Promise<ClaimedAttempt[]> {
   if (jobs.length === 0) return [];
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
   const rows = await ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
-    set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), updated_at = now()
+    set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), claimed_by = ${holder},
+      updated_at = now()
     from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
         with ordinality as j(id, attempt, job_index),
       webhook_subscriptions s, events e
     where d.id = j.id and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
-      and ((d.attempts = j.attempt - 1 and d.claimed_until is null) or (d.attempts = j.attempt and d.claimed_until < now()))
+      and ((d.attempts = j.attempt - 1 and d.claimed_until is null)
+        or (d.attempts = j.attempt and d.claimed_until < now() and not exists (
+          select 1 from worker_heartbeats h where h.id = d.claimed_by and h.id <> ${holder}
+            and h.beat_at >= now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))))
     returning d.id, d.subscription_id, j.attempt, j.job_index, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment,
       s.secret_sealed, s.previous_secrets, e.envelope, coalesce(d.next_attempt_at, d.created_at) as due_at`;
   return rows.map(({ job_index, ...row }) => {

@@ -22,10 +22,10 @@ export interface FanOutResult {
  * Subscriptions created after the event are not its audience, however late the fan-out runs.
  *
  * The first attempt of each new delivery is claimed in the same statement and handed back, so the
- * caller sends it at once: no job per delivery. A caller that dies holding them lets the claims
- * lapse, and the sweeper (claims.ts) gives those attempts to another worker.
+ * caller (`input.holder`, its heartbeat id) sends it at once: no job per delivery. A caller that dies
+ * holding them lets the claims lapse, and the sweeper (leases.ts) gives those attempts to another worker.
  */
-export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds: string[] } }): Promise<FanOutResult> {
+export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds: string[]; holder: string } }): Promise<FanOutResult> {
   if (input.eventIds.length === 0) return { found: 0, claimed: [], skipped: 0 };
   return withTransaction(ctx, async (tx) => {
     const found = await tx.db.select().from(events).where(inArray(events.id, input.eventIds));
@@ -66,10 +66,12 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
     // One parameter for every row: Drizzle's insert builder spent more CPU mapping 500 rows' values
     // than the database spent inserting them (`npm run bench -- delivery --profile`).
     const created = await tx.db.execute<{ id: string; eventId: string; subscriptionId: string; status: string }>(sql`
-      insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, claimed_until, created_at, updated_at)
+      insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, claimed_until, claimed_by,
+        created_at, updated_at)
       -- Claimed on the database's clock, which the sweeper reads too.
       select id, event_id, subscription_id, event_type, status::webhook_delivery_status, attempts,
         case when attempts = 1 then now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}) end,
+        case when attempts = 1 then ${input.holder}::text end,
         ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int)

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
@@ -10,7 +10,8 @@ import type { PostOutcome } from './http-client';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule';
 import { anyOfRaw } from '@/db/lists';
 
-export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+/** `lost`: not recorded, because its claim was taken from this worker meanwhile (leases.ts); the taker records its own. */
+export type AttemptResult = 'succeeded' | 'retrying' | 'failed' | 'skipped' | 'lost';
 
 export interface RecordResult {
   results: Map<string, AttemptResult>;
@@ -25,23 +26,29 @@ type Success = AttemptOutcome & { outcome: Extract<PostOutcome, { kind: 'respons
  * every skip in one, each failure with its retry job in its own transaction. When a statement for
  * several fails, each delivery is recorded on its own, so one that cannot be written never keeps
  * its neighbours from being recorded.
+ *
+ * Only a claim `holder` still holds is recorded. One taken from it (it stalled past its claim and its
+ * heartbeat, and another worker claimed the attempt again) is `lost`: the other worker records its own
+ * attempt, so the delivery keeps one attempt per number and one success.
  */
-export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Promise<RecordResult> {
+export async function recordOutcomes(ctx: Ctx, holder: string, outcomes: AttemptOutcome[]): Promise<RecordResult> {
   const results = new Map<string, AttemptResult>();
   const unrecorded: AttemptOutcome[] = [];
   const successes = outcomes.filter(isSuccess);
   const skips = outcomes.filter((o) => !o.outcome);
   const failures = outcomes.filter((o) => o.outcome && !isSuccess(o));
 
+  // `write` answers the deliveries it recorded: the others' claims were lost.
   const grouped = async <T extends AttemptOutcome>(
     items: T[],
-    write: (items: T[]) => Promise<void>,
+    write: (items: T[]) => Promise<Set<string>>,
     result: (item: T) => AttemptResult,
   ) => {
     if (items.length === 0) return;
+    const settle = (item: T, recorded: Set<string>) => results.set(item.claimed.id, recorded.has(item.claimed.id) ? result(item) : 'lost');
     try {
-      await write(items);
-      for (const item of items) results.set(item.claimed.id, result(item));
+      const recorded = await write(items);
+      for (const item of items) settle(item, recorded);
       return;
     } catch (error) {
       if (items.length === 1) return onFailure(ctx, items[0]!, error, unrecorded);
@@ -49,8 +56,7 @@ export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Prom
     }
     for (const item of items) {
       try {
-        await write([item]);
-        results.set(item.claimed.id, result(item));
+        settle(item, await write([item]));
       } catch (error) {
         onFailure(ctx, item, error, unrecorded);
       }
@@ -58,17 +64,17 @@ export async function recordOutcomes(ctx: Ctx, outcomes: AttemptOutcome[]): Prom
   };
   await grouped(
     successes,
-    (items) => recordSuccesses(ctx, items),
+    (items) => recordSuccesses(ctx, holder, items),
     () => 'succeeded',
   );
   await grouped(
     skips,
-    (items) => recordSkips(ctx, items),
+    (items) => recordSkips(ctx, holder, items),
     () => 'skipped',
   );
   for (const failure of failures) {
     try {
-      results.set(failure.claimed.id, await recordFailure(ctx, failure));
+      results.set(failure.claimed.id, await recordFailure(ctx, holder, failure));
     } catch (error) {
       onFailure(ctx, failure, error, unrecorded);
     }
@@ -90,10 +96,11 @@ function isSuccess(o: AttemptOutcome): o is Success {
 }
 
 /**
- * Successes in one statement (atomic without a transaction): the attempts, the deliveries, and the
- * end of a failing streak, written only where there is one.
+ * Successes in one statement (atomic without a transaction): the deliveries still held, their
+ * attempts, and the end of a failing streak, written only where there is one (a 2xx ends it, whoever
+ * records the attempt). Answers the deliveries recorded.
  */
-async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
+async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): Promise<Set<string>> {
   const rows = successes.map(({ claimed, startedAt, outcome }) => ({
     id: newId(),
     delivery_id: claimed.id,
@@ -108,40 +115,46 @@ async function recordSuccesses(ctx: Ctx, successes: Success[]): Promise<void> {
     response_headers: outcome.headers,
     response_body: outcome.body,
   }));
-  await ctx.sql`
+  const recorded = await ctx.sql<{ id: string }[]>`
     with done as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
         trigger text, requested_by text, resolved_address text, started_at timestamptz, duration_ms int, response_status int,
         response_headers jsonb, response_body text)
+    ), deliveries as (
+      -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
+      update webhook_deliveries d set status = 'succeeded', claimed_until = null, claimed_by = null,
+        attempts = greatest(d.attempts, done.attempt), last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
+      from done where d.id = done.delivery_id and d.id = ${anyOfRaw(
+        ctx.sql,
+        rows.map((r) => r.delivery_id),
+      )} and d.status = 'pending' and d.claimed_by = ${holder}
+      returning d.id
     ), attempts as (
       insert into webhook_attempts (id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms,
         response_status, response_headers, response_body)
       select id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms, response_status, response_headers,
-        response_body from done
-    ), deliveries as (
-      -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
-      update webhook_deliveries d set status = 'succeeded', claimed_until = null, attempts = greatest(d.attempts, done.attempt),
-        last_attempt_at = done.started_at, next_attempt_at = null, updated_at = now()
-      from done where d.id = done.delivery_id and d.id = ${anyOfRaw(
-        ctx.sql,
-        rows.map((r) => r.delivery_id),
-      )}
+        response_body from done where delivery_id in (select id from deliveries)
+    ), streaks as (
+      update webhook_subscriptions set failing_since = null
+      where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null
     )
-    update webhook_subscriptions set failing_since = null
-    where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null`;
+    select id from deliveries`;
+  return new Set(recorded.map((r) => r.id));
 }
 
 /** Attempts not made because the subscription was disabled or deleted meanwhile: the delivery is skipped (a replay can send it). */
-async function recordSkips(ctx: Ctx, skips: AttemptOutcome[]): Promise<void> {
-  await ctx.sql`
-    update webhook_deliveries set status = 'skipped', attempts = attempts - 1, claimed_until = null, updated_at = now()
+async function recordSkips(ctx: Ctx, holder: string, skips: AttemptOutcome[]): Promise<Set<string>> {
+  const recorded = await ctx.sql<{ id: string }[]>`
+    update webhook_deliveries set status = 'skipped', attempts = attempts - 1, claimed_until = null, claimed_by = null, updated_at = now()
     where id = ${anyOfRaw(
       ctx.sql,
       skips.map((s) => s.claimed.id),
-    )} and status = 'pending'`;
+    )} and status = 'pending' and claimed_by = ${holder}
+    returning id`;
+  return new Set(recorded.map((r) => r.id));
 }
 
-async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptOutcome): Promise<AttemptResult> {
+async function recordFailure(ctx: Ctx, holder: string, { claimed, startedAt, outcome }: AttemptOutcome): Promise<AttemptResult> {
   const failed = outcome!;
   const gone = failed.kind === 'response' && failed.status === 410;
   const retryAfter =
@@ -151,7 +164,20 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
   const delay = gone ? undefined : nextRetryDelay(claimed.attempt, claimed.environment, ctx.env, retryAfter);
   const result: AttemptResult = delay === undefined ? 'failed' : 'retrying';
 
-  await withTransaction(ctx, async (tx) => {
+  return withTransaction(ctx, async (tx) => {
+    const held = await tx.db
+      .update(webhookDeliveries)
+      .set({
+        status: result === 'retrying' ? 'pending' : 'failed',
+        claimedUntil: null,
+        claimedBy: null,
+        lastAttemptAt: startedAt,
+        nextAttemptAt: delay === undefined ? null : new Date(Date.now() + delay * 1000),
+        updatedAt: new Date(),
+      })
+      .where(and(eq(webhookDeliveries.id, claimed.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.claimedBy, holder)))
+      .returning({ id: webhookDeliveries.id });
+    if (held.length === 0) return 'lost';
     await tx.db.insert(webhookAttempts).values({
       id: newId(),
       deliveryId: claimed.id,
@@ -167,16 +193,6 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
       errorKind: failed.kind === 'response' ? 'http_status' : failed.errorKind,
       errorMessage: failed.kind === 'response' ? `HTTP ${failed.status}` : failed.message,
     });
-    await tx.db
-      .update(webhookDeliveries)
-      .set({
-        status: result === 'retrying' ? 'pending' : 'failed',
-        claimedUntil: null,
-        lastAttemptAt: startedAt,
-        nextAttemptAt: delay === undefined ? null : new Date(Date.now() + delay * 1000),
-        updatedAt: new Date(),
-      })
-      .where(eq(webhookDeliveries.id, claimed.id));
     if (delay !== undefined) {
       await enqueue(
         tx,
@@ -186,6 +202,6 @@ async function recordFailure(ctx: Ctx, { claimed, startedAt, outcome }: AttemptO
       );
     }
     await recordFailingStreak(tx, { subscriptionId: claimed.subscription_id, failedAt: startedAt, gone });
+    return result;
   });
-  return result;
 }

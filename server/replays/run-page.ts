@@ -29,7 +29,7 @@ export type PageOutcome = 'stale' | 'waiting' | 'sent' | 'completed' | 'failed';
  * the queue's bound and resumes from the stored cursor.
  */
 export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayId: string; step: number } }): Promise<PageOutcome> {
-  for (const until = performance.now() + WATCH_MS; performance.now() < until; ) {
+  for (const until = performance.now() + WATCH_MS; performance.now() < until;) {
     if ((await pendingOf(ctx, input.replayId)) < PAGE / 2) break;
     await new Promise((resolve) => setTimeout(resolve, WATCH_EVERY_MS));
   }

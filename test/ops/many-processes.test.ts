@@ -18,7 +18,8 @@ const ENV = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   WEBHOOK_RETRY_SCHEDULE: '1,1,2',
   WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: String(IN_FLIGHT_BOUND),
-  // The killed worker's attempts come back within 5 s + a 1 s sweep; its pg-boss jobs within 60 s.
+  // The killed worker's attempts come back once its claims (5 s) and its heartbeat (15 s) lapsed, plus a 1 s
+  // sweep; its pg-boss jobs within 60 s.
   WEBHOOK_CLAIM_SECONDS: '5',
   WEBHOOK_SWEEP_INTERVAL_MS: '1000',
 };

@@ -77,6 +77,8 @@ describe('GET /metrics on the web tier', () => {
     expect(total(samples, 'pdp_webhook_delivery_lag_seconds_count')).toBe(2);
     // The retry was due about a second after the first attempt; neither started minutes late.
     expect(total(samples, 'pdp_webhook_delivery_lag_seconds_bucket', { le: '30' })).toBe(2);
+    // Claims renewed on time: nothing here stalls for half a claim (15 s).
+    expect(find(samples, 'pdp_webhook_claim_renewals_late_total')).toEqual([expect.objectContaining({ value: 0 })]);
 
     // Queues (every pg-boss queue, read at scrape), replays, process metrics.
     const depth = find(samples, 'pdp_queue_depth');

@@ -13,6 +13,8 @@ import { NYC, startTestService, TEST_ENCRYPTION_KEY, type TestPartner, type Test
 export interface ServerProcess {
   /** Base URL, e.g. http://127.0.0.1:41234 (empty for a worker). */
   url: string;
+  /** A worker's /metrics address, when it was started with METRICS_PORT. */
+  metricsUrl?: string;
   pid: number;
   /** Everything the process printed, for failure messages. */
   output: string[];
@@ -48,15 +50,29 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * that it is ready.
  */
 export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return spawnService('server/boot/web.ts', databaseUrl, env, /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/);
+  return spawnService('server/boot/web.ts', databaseUrl, env, /ready in [\d.]+ s at http:\/\/[^:\s]+:(\d+)/, (m) => ({
+    url: `http://127.0.0.1:${m[1]}`,
+  }));
 }
 
-/** `tsx server/boot/worker.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready. */
+/**
+ * `tsx server/boot/worker.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready
+ * (with METRICS_PORT, once it printed where its metrics are).
+ */
 export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return spawnService('server/boot/worker.ts', databaseUrl, env, /worker ready/);
+  return spawnService('server/boot/worker.ts', databaseUrl, env, /worker ready(?:, metrics at (\S+))?\n/, (m) => ({
+    url: '',
+    ...(m[1] ? { metricsUrl: m[1] } : {}),
+  }));
 }
 
-async function spawnService(script: string, databaseUrl: string, env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
+async function spawnService(
+  script: string,
+  databaseUrl: string,
+  env: Record<string, string>,
+  ready: RegExp,
+  addressesOf: (match: RegExpExecArray) => Pick<ServerProcess, 'url' | 'metricsUrl'>,
+): Promise<ServerProcess> {
   const child = spawn('node_modules/.bin/tsx', [script], {
     env: {
       ...process.env,
@@ -88,7 +104,7 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
     running.delete(child);
   };
   const stop = () => end('SIGTERM');
-  const url = await new Promise<string>((resolve, reject) => {
+  const addresses = await new Promise<Pick<ServerProcess, 'url' | 'metricsUrl'>>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('no "ready" line within 60 s')), 60_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
@@ -100,7 +116,7 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
       const match = ready.exec(output.join(''));
       if (match) {
         clearTimeout(timer);
-        resolve(match[1] ? `http://127.0.0.1:${match[1]}` : '');
+        resolve(addressesOf(match));
       }
     };
     child.stdout!.on('data', onData);
@@ -108,7 +124,7 @@ async function spawnService(script: string, databaseUrl: string, env: Record<str
     child.once('exit', (code, signal) => fail(new Error(`${script} exited early (code ${code}, signal ${signal})`)));
     child.once('error', fail);
   });
-  return { url, pid: child.pid!, output, stop, signal: (signal) => killGroup(child, signal), exited, kill: () => end('SIGKILL') };
+  return { ...addresses, pid: child.pid!, output, stop, signal: (signal) => killGroup(child, signal), exited, kill: () => end('SIGKILL') };
 }
 
 /** A quote of the partner's, made through the domain verb so that no HTTP request spends its tokens. */

@@ -14,10 +14,11 @@ export interface ReceivedRequest {
   status?: number;
 }
 
+/** `after`: the answer waits for it (then `delayMs` more), e.g. to keep a sender's attempts in flight until a test lets them go. */
 export type Responder = (
   req: ReceivedRequest,
   index: number,
-) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number; after?: Promise<unknown> };
 
 /** A real HTTPS webhook receiver on loopback, with a certificate from the run's test CA. */
 export async function startReceiver(
@@ -52,8 +53,9 @@ export async function startReceiver(
         res.writeHead(answer.status, answer.headers ?? {});
         res.end(answer.body ?? '');
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      const delayed = () => (answer.delayMs ? setTimeout(send, answer.delayMs) : send());
+      if (answer.after) void answer.after.then(delayed);
+      else delayed();
     });
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port ?? 0, '::', resolve));

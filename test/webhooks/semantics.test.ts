@@ -238,7 +238,7 @@ describe('routing', () => {
     const [event] = await svc.rt.db.execute<{ id: string }>(sql`select id from events where object_id = ${order.id}`);
     const sub = await subscribe(() => ({ status: 200 }), {}, partner);
     // A fan-out that runs (again, or late) after the subscription exists: as a worker would.
-    const result = await fanOutEvents({ ctx: cliContext(svc.rt), input: { eventIds: [event!.id] } });
+    const result = await fanOutEvents({ ctx: cliContext(svc.rt), input: { eventIds: [event!.id], holder: 'test' } });
     expect(result).toEqual({ found: 1, claimed: [], skipped: 0 });
     expect(await deliveries(partner, sub.id)).toEqual([]);
   });
