@@ -5,6 +5,7 @@ import { growthScenario } from './growth';
 import { operatorQueriesScenario } from './operator-queries';
 import { replayScenario } from './replay';
 import type { Scenario } from './scenario';
+import { soakScenario } from './soak';
 
 /** Every scenario, in the order `npm run bench` runs them. Add new ones here. */
 export const scenarios: Scenario[] = [
@@ -13,6 +14,7 @@ export const scenarios: Scenario[] = [
   ordersScenario,
   deliveryScenario,
   replayScenario,
+  soakScenario,
   operatorQueriesScenario,
   floodScenario,
   growthScenario,
