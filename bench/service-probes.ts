@@ -103,10 +103,16 @@ export async function sampleTables(sql: postgres.Sql): Promise<TableSample[]> {
     order by 1`;
 }
 
-export interface UpkeepSample {
-  ms: number;
-  /** Shared buffers the scans touched (hit or read): the work, less noisy than time on a busy machine. */
-  pages: number;
+export interface ScanSample {
+  /** pg-boss's two upkeep scans: time, and shared buffers touched (hit or read: the work, less noisy than time on a busy machine). */
+  upkeepMs: number;
+  upkeepPages: number;
+  /** One fetch of 50 fan-out jobs, and one look for lapsed claims: buffers touched. */
+  fetchPages: number;
+  sweepPages: number;
+  /** The partial indexes those two read: they hold only waiting jobs and held claims, and the dead entries vacuum has not yet removed. */
+  fetchIndexBytes: number;
+  claimsIndexBytes: number;
 }
 
 // pg-boss 10's maintenance (every MAINTENANCE_INTERVAL_SECONDS, jobs/boss.ts) runs two statements over
@@ -118,17 +124,42 @@ const UPKEEP_SCANS = [
   `select count(*) from pgboss.job where (state <> 'failed' and completed_on < now() - interval '12 hours')
      or (state = 'failed' and completed_on < now() - interval '12 hours') or (state < 'active' and keep_until < now())`,
 ];
+// The reads of the two hot loops, without their locks: pg-boss's fetch of the fan-out queue (every
+// 0.5 s and on every wake; the index jobs/boss.ts makes), and the lapsed-claims sweeper (every 5 s,
+// server/delivery/leases.ts). Both read a partial index from its start, where the entries of jobs
+// fetched and claims ended stay, dead, until a vacuum of the table removes them.
+const FETCH = `select id from pgboss.job where name = 'webhooks.fanout' and state < 'active' and start_after < now()
+  order by priority desc, created_on, id limit 50`;
+const SWEEP = `select id from webhook_deliveries where status = 'pending' and claimed_until is not null and claimed_until < now()
+  order by claimed_until limit 1000`;
 
-export async function sampleUpkeep(sql: postgres.Sql): Promise<UpkeepSample> {
-  let ms = 0;
-  let pages = 0;
+type Plan = { 'QUERY PLAN': [{ Plan: Record<string, number>; 'Execution Time': number }] };
+
+async function explain(sql: postgres.Sql, statement: string): Promise<{ ms: number; pages: number }> {
+  const [row] = await sql.unsafe<Plan[]>(`explain (analyze, buffers, format json) ${statement}`);
+  const plan = row!['QUERY PLAN'][0];
+  return { ms: plan['Execution Time'], pages: (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0) };
+}
+
+export async function sampleScans(sql: postgres.Sql): Promise<ScanSample> {
+  let upkeepMs = 0;
+  let upkeepPages = 0;
   for (const scan of UPKEEP_SCANS) {
-    const [row] = await sql.unsafe<{ 'QUERY PLAN': [{ Plan: Record<string, number>; 'Execution Time': number }] }[]>(
-      `explain (analyze, buffers, format json) ${scan}`,
-    );
-    const plan = row!['QUERY PLAN'][0];
-    ms += plan['Execution Time'];
-    pages += (plan.Plan['Shared Hit Blocks'] ?? 0) + (plan.Plan['Shared Read Blocks'] ?? 0);
+    const { ms, pages } = await explain(sql, scan);
+    upkeepMs += ms;
+    upkeepPages += pages;
   }
-  return { ms, pages };
+  const [sizes] = await sql<{ fetch: number; claims: number }[]>`
+    select coalesce((select sum(pg_relation_size(i.indexrelid)) from pgboss.queue q
+             join pg_index i on i.indrelid = ('pgboss.' || quote_ident(q.partition_name))::regclass
+             where q.name = 'webhooks.fanout' and pg_get_indexdef(i.indexrelid) like '%priority DESC, created_on, id%'), 0)::float8 as fetch,
+      pg_relation_size('webhook_deliveries_claims_idx')::float8 as claims`;
+  return {
+    upkeepMs,
+    upkeepPages,
+    fetchPages: (await explain(sql, FETCH)).pages,
+    sweepPages: (await explain(sql, SWEEP)).pages,
+    fetchIndexBytes: sizes!.fetch,
+    claimsIndexBytes: sizes!.claims,
+  };
 }

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureLocalCa } from '@/server/boot/local-ca';
 import { quoteThenOrder } from './api';
 import { expectJson } from './compare';
+import { processTreeCpuMs } from './cpu';
 import { openBenchDatabase } from './database';
 import { trackDeliveries } from './delivery-tracker';
 import { percentile, runLoad } from './load';
@@ -14,12 +15,12 @@ import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOut
 import {
   quantileBetween,
   sampleTables,
-  sampleUpkeep,
+  sampleScans,
   scrapeMetrics,
   serviceRss,
   type MetricsSample,
   type TableSample,
-  type UpkeepSample,
+  type ScanSample,
 } from './service-probes';
 import { startService } from './sides';
 import { int, ms, ratio, table } from './table';
@@ -63,9 +64,15 @@ interface Window {
   /** At the window's end: deliveries the answered orders asked for that had not arrived. */
   behind: number;
   metrics: MetricsSample;
-  rssBytes: number;
+  /** The service's resident set, read every 2 s: lowest and highest of the window (V8's heap grows and shrinks with its collections). */
+  rssMin: number;
+  rssMax: number;
   tables: TableSample[];
-  upkeep: UpkeepSample;
+  scans: ScanSample;
+  /** CPU time so far of the service's processes and of Postgres's; the machine's 1-minute load average. */
+  serviceCpuMs: number;
+  postgresCpuMs: number;
+  load: number;
 }
 
 async function run(outer: BenchContext): Promise<ScenarioOutcome> {
@@ -160,17 +167,26 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
         `(${int(load.rps / 2)} pairs/s answered), their ${int(orders * SUBSCRIPTIONS)} deliveries ${int(tracker.distinct)} received ` +
         `${((lastReceiptAt - startedAt) / 1000).toFixed(1)} s after the first order: sustained ${int(sustained)} orders/s end to end`,
     );
+  } else {
+    // A warm-up at the rate given, so that the first window is not the service's first minute (JIT, pools, caches).
+    const warm = await paceOrders(child.url, headers, rate, Date.now() + CALIBRATION_SECONDS * 1000, () => {});
+    await waitForDeliveries(warm.created, 30_000);
+    console.log(`warm-up: ${int(warm.created)} orders at ${rate} orders/s for ${CALIBRATION_SECONDS} s, not measured`);
   }
   const calibrationOrders = await countOrders();
   console.log(
     `soak: ${rate.toFixed(1)} orders/s (${int(rate * SUBSCRIPTIONS)} deliveries/s) for ${seconds} s${Number.isNaN(sustained) ? ' (BENCH_SOAK_RATE)' : ', half the sustained rate'}\n`,
   );
 
+  // CPU time per order barely depends on what else the machine runs: when latency climbs and it does
+  // not, the service waited for a core rather than did more work.
   const sample = async () => ({
+    serviceCpuMs: processTreeCpuMs(child.pid) ?? NaN,
+    postgresCpuMs: processTreeCpuMs(database.serverPid) ?? NaN,
+    load: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
     metrics: await scrapeMetrics(child.url),
-    rssBytes: serviceRss(child.pid).bytes,
     tables: await sampleTables(sql),
-    upkeep: await sampleUpkeep(sql),
+    scans: await sampleScans(sql),
   });
   const atStart = await sample();
   soakStart = Date.now();
@@ -184,8 +200,16 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
       latencies: [],
       pairMs: [],
       behind: 0,
+      rssMin: Infinity,
+      rssMax: 0,
     });
   }
+  const rssReader = setInterval(() => {
+    const w = windowAt(Date.now());
+    const { bytes } = serviceRss(child.pid);
+    if (w && Number.isFinite(bytes)) [w.rssMin, w.rssMax] = [Math.min(w.rssMin, bytes), Math.max(w.rssMax, bytes)];
+  }, 2000);
+  ctx.onCleanup(async () => clearInterval(rssReader));
   const generator = paceOrders(child.url, headers, rate, soakStart + windowCount * windowMs, (orderId, answeredAt, pairMs) => {
     tracker.answered.set(orderId, answeredAt);
     const w = windowAt(answeredAt);
@@ -213,7 +237,12 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
     console.log(
       `  window ${i + 1}/${windowCount}: ${s.ordersPerSecond.toFixed(0)} orders/s, ${int(s.deliveriesPerSecond)} deliveries/s, behind ${int(w.behind)}, ` +
         `commit to receipt p50 ${ms(s.p50)} ms p99 ${ms(s.p99)} ms, lag metric p99 ${ms(s.lagP99)} ms, pair p99 ${ms(s.pairP99)} ms, ` +
-        `RSS ${mb(w.rssBytes)} MB (heap ${mb(w.metrics.heapUsedBytes)}), pg-boss upkeep scans ${ms(w.upkeep.ms)} ms / ${int(w.upkeep.pages)} pages`,
+        `RSS ${mb(w.rssMin)}-${mb(w.rssMax)} MB (heap at the end ${mb(w.metrics.heapUsedBytes)}), load ${w.load.toFixed(1)}`,
+    );
+    console.log(
+      `    CPU per order: service ${ms(s.serviceCpuMs)} ms, Postgres ${ms(s.postgresCpuMs)} ms; pg-boss upkeep scans ${ms(w.scans.upkeepMs)} ms ` +
+        `/ ${int(w.scans.upkeepPages)} pages; a fan-out fetch ${int(w.scans.fetchPages)} pages (index ${kb(w.scans.fetchIndexBytes)} KB); ` +
+        `a claims sweep ${int(w.scans.sweepPages)} pages (index ${kb(w.scans.claimsIndexBytes)} KB)`,
     );
     console.log(
       `    ${w.tables
@@ -224,6 +253,7 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   }
   const paced = await generator;
   clearInterval(poller);
+  clearInterval(rssReader);
 
   // Every order's deliveries, then what never arrived.
   const drainStarted = Date.now();
@@ -245,8 +275,13 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   console.log(
     '\n(commit to receipt: from the 201 answering POST /partner/orders to the receiver; lag metric: pdp_webhook_delivery_lag_seconds, ' +
       "an attempt's start minus when it was due, p99 of the window's observations within the histogram's buckets; pair: quote + order answered; " +
-      "behind: deliveries of answered orders not yet received at the window's end; upkeep: the two statements pg-boss's maintenance runs " +
-      'over pgboss.job every 10 s, counted by the bench)',
+      "behind: deliveries of answered orders not yet received at the window's end; heap MB: V8's heap in use at the window's end, garbage included; load: the machine's 1-minute load average at the window's end)",
+  );
+  console.log(`\n${workTable(windows, summaries)}`);
+  console.log(
+    "\n(upkeep: the two statements pg-boss's maintenance runs over all of pgboss.job every 10 s; fetch: pg-boss's read of 50 fan-out jobs; " +
+      "sweep: the read for lapsed claims every 5 s; each run by the bench with EXPLAIN ANALYZE at the window's end, pages = shared buffers touched; " +
+      "CPU per order: user + system time of the service's processes and of Postgres's (with the bench's own few queries) over the window's orders)",
   );
   console.log(`\n${tablesTable(atStart.tables, windows)}`);
 
@@ -272,9 +307,15 @@ interface Summary {
   p99: number;
   lagP99: number;
   pairP99: number;
+  serviceCpuMs: number;
+  postgresCpuMs: number;
 }
 
-function summarise(w: Window, before: { metrics: MetricsSample }, windowSeconds: number): Summary {
+function summarise(
+  w: Window,
+  before: { metrics: MetricsSample; serviceCpuMs: number; postgresCpuMs: number },
+  windowSeconds: number,
+): Summary {
   const latencies = w.latencies.sort((a, b) => a - b);
   const pairs = w.pairMs.sort((a, b) => a - b);
   return {
@@ -284,6 +325,8 @@ function summarise(w: Window, before: { metrics: MetricsSample }, windowSeconds:
     p99: percentile(latencies, 99),
     lagP99: quantileBetween(0.99, before.metrics.lagBuckets, w.metrics.lagBuckets) * 1000,
     pairP99: percentile(pairs, 99),
+    serviceCpuMs: (w.serviceCpuMs - before.serviceCpuMs) / w.created,
+    postgresCpuMs: (w.postgresCpuMs - before.postgresCpuMs) / w.created,
   };
 }
 
@@ -301,10 +344,10 @@ function windowTable(windows: Window[], summaries: Summary[]): string {
       ms(s.p99),
       ms(s.lagP99),
       ms(s.pairP99),
-      mb(w.rssBytes),
+      mb(w.rssMin),
+      mb(w.rssMax),
       mb(w.metrics.heapUsedBytes),
-      ms(w.upkeep.ms),
-      int(w.upkeep.pages),
+      w.load.toFixed(1),
     ];
   });
   return table(
@@ -318,10 +361,43 @@ function windowTable(windows: Window[], summaries: Summary[]): string {
       'p99 ms',
       'lag p99 ms',
       'pair p99 ms',
-      'RSS MB',
+      'RSS MB min',
+      'RSS MB max',
       'heap MB',
+      'load',
+    ],
+    rows,
+    { indent: '  ' },
+  );
+}
+
+/** Per window: the work behind the figures, which a busy machine does not change (CPU per order, pages read by the scans). */
+function workTable(windows: Window[], summaries: Summary[]): string {
+  const rows = summaries.map((s, i) => {
+    const w = windows[i]!;
+    return [
+      String(i + 1),
+      ms(s.serviceCpuMs),
+      ms(s.postgresCpuMs),
+      ms(w.scans.upkeepMs),
+      int(w.scans.upkeepPages),
+      int(w.scans.fetchPages),
+      kb(w.scans.fetchIndexBytes),
+      int(w.scans.sweepPages),
+      kb(w.scans.claimsIndexBytes),
+    ];
+  });
+  return table(
+    [
+      'window',
+      'service CPU ms/order',
+      'Postgres CPU ms/order',
       'upkeep ms',
       'upkeep pages',
+      'fetch pages',
+      'fetch index KB',
+      'sweep pages',
+      'claims index KB',
     ],
     rows,
     { indent: '  ' },
@@ -380,8 +456,13 @@ function aims(summaries: Summary[], windows: Window[], rate: number, sustained: 
     figure('commit to receipt p99 ms, last window', 'as started', last.p99, against(first.p99), notAbove),
     figure('commit to receipt p50 ms, last window', 'as started', last.p50, against(first.p50)),
     figure('delivery lag metric p99 ms, last window', 'as started', last.lagP99, against(first.lagP99)),
-    figure('RSS MB, last window', 'as started', wn.rssBytes / 2 ** 20, against(w1.rssBytes / 2 ** 20), notAbove),
-    figure('pg-boss upkeep scan pages, last window', 'as started', wn.upkeep.pages, against(w1.upkeep.pages)),
+    figure('service CPU ms per order, last window', 'as started', last.serviceCpuMs, against(first.serviceCpuMs)),
+    figure('Postgres CPU ms per order, last window', 'as started', last.postgresCpuMs, against(first.postgresCpuMs)),
+    figure('RSS MB, highest of the last window', 'as started', wn.rssMax / 2 ** 20, against(w1.rssMax / 2 ** 20), notAbove),
+    figure('RSS MB, lowest of the last window', 'as started', wn.rssMin / 2 ** 20, against(w1.rssMin / 2 ** 20)),
+    figure('pg-boss upkeep scan pages, last window', 'as started', wn.scans.upkeepPages, against(w1.scans.upkeepPages)),
+    figure('fan-out fetch pages, last window', 'as started', wn.scans.fetchPages, against(w1.scans.fetchPages)),
+    figure('claims sweep pages, last window', 'as started', wn.scans.sweepPages, against(w1.scans.sweepPages)),
   ];
   // Tables that hold enough rows for a size per row to mean something.
   for (const t of wn.tables.filter((t) => t.live >= 1000)) {
@@ -410,6 +491,7 @@ function aims(summaries: Summary[], windows: Window[], rate: number, sustained: 
 const shown = (t: TableSample) => !t.table.startsWith('pgboss.job ') || t.bytes >= 2 ** 20;
 const deadShare = (t: TableSample) => (t.live + t.dead > 0 ? t.dead / (t.live + t.dead) : NaN);
 const bytesPerRow = (t: TableSample | undefined) => (t && t.live > 0 ? t.bytes / t.live : NaN);
+const kb = (bytes: number) => int(bytes / 1024);
 const mb = (bytes: number) => (Number.isFinite(bytes) ? (bytes / 2 ** 20).toFixed(1) : '-');
 const percent = (share: number) => (Number.isFinite(share) ? `${Math.round(share * 100)} %` : '-');
 const sleep = (msToWait: number) => new Promise((r) => setTimeout(r, Math.max(0, msToWait)));
