@@ -487,8 +487,9 @@ function aims(summaries: Summary[], windows: Window[], rate: number, sustained: 
   return figures;
 }
 
-// pg-boss's partitions of queues the soak hardly uses (mail, sandbox, upkeep) are left out under 1 MB.
-const shown = (t: TableSample) => !t.table.startsWith('pgboss.job ') || t.bytes >= 2 ** 20;
+// pg-boss's partitions of the queues the soak hardly uses (mail, sandbox, upkeep) are left out under 1 MB.
+const DELIVERY_QUEUES = ['pgboss.job webhooks.fanout', 'pgboss.job webhooks.deliver'];
+const shown = (t: TableSample) => !t.table.startsWith('pgboss.job ') || DELIVERY_QUEUES.includes(t.table) || t.bytes >= 2 ** 20;
 const deadShare = (t: TableSample) => (t.live + t.dead > 0 ? t.dead / (t.live + t.dead) : NaN);
 const bytesPerRow = (t: TableSample | undefined) => (t && t.live > 0 ? t.bytes / t.live : NaN);
 const kb = (bytes: number) => int(bytes / 1024);
