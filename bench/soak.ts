@@ -23,6 +23,7 @@ import {
   type ScanSample,
 } from './service-probes';
 import { startService } from './sides';
+import { seedAgedTables } from './soak-aged';
 import { int, ms, ratio, table } from './table';
 
 // Hours, not minutes: the service as `npm start` runs it, orders through the partner API at half the
@@ -174,6 +175,16 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
     console.log(`warm-up: ${int(warm.created)} orders at ${rate} orders/s for ${CALIBRATION_SECONDS} s, not measured`);
   }
   const calibrationOrders = await countOrders();
+  const agedHours = Number(process.env.BENCH_SOAK_AGED_HOURS ?? 0);
+  if (agedHours > 0) {
+    console.log(`the tables as ${agedHours} hours at ${rate.toFixed(1)} orders/s leave them (BENCH_SOAK_AGED_HOURS):`);
+    await seedAgedTables(sql, { hours: agedHours, ordersPerSecond: rate, subscriptions: SUBSCRIPTIONS });
+  }
+  // A setting to try before it goes into a migration or jobs/boss.ts (a table's autovacuum thresholds, say).
+  if (process.env.BENCH_SOAK_SQL) {
+    console.log(`BENCH_SOAK_SQL: ${process.env.BENCH_SOAK_SQL}`);
+    await sql.unsafe(process.env.BENCH_SOAK_SQL).simple();
+  }
   console.log(
     `soak: ${rate.toFixed(1)} orders/s (${int(rate * SUBSCRIPTIONS)} deliveries/s) for ${seconds} s${Number.isNaN(sustained) ? ' (BENCH_SOAK_RATE)' : ', half the sustained rate'}\n`,
   );
