@@ -191,11 +191,29 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
 
   // CPU time per order barely depends on what else the machine runs: when latency climbs and it does
   // not, the service waited for a core rather than did more work.
+  // A failed scrape says whether the service is still there, and what it last wrote to stderr.
+  const scrapeOrExplain = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await scrapeMetrics(child.url);
+      } catch (e) {
+        if (attempt < 3) {
+          await sleep(1000);
+          continue;
+        }
+        const cause = e instanceof Error ? `${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}` : String(e);
+        const alive = Number.isFinite(serviceRss(child.pid).bytes);
+        throw new Error(
+          `GET /metrics failed 3 times: ${cause}; the service's processes are ${alive ? 'still running' : 'gone'}; its stderr ends:\n${child.stderr().slice(-3000)}`,
+        );
+      }
+    }
+  };
   const sample = async () => ({
     serviceCpuMs: processTreeCpuMs(child.pid) ?? NaN,
     postgresCpuMs: processTreeCpuMs(database.serverPid) ?? NaN,
     load: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
-    metrics: await scrapeMetrics(child.url),
+    metrics: await scrapeOrExplain(),
     tables: await sampleTables(sql),
     scans: await sampleScans(sql),
   });
