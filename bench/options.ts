@@ -1,8 +1,10 @@
 export interface BenchOptions {
   /** Scenario names to run; empty means all of them. */
   scenarios: string[];
-  /** Seconds of load per measured run. */
+  /** Seconds of load per measured run (the soak: its whole length). */
   durationSeconds: number;
+  /** Whether --duration or BENCH_DURATION was given: the soak runs 30 minutes unless it was. */
+  durationGiven: boolean;
   /** Measured rounds; every side runs once per round, in an order that rotates from round to round. */
   rounds: number;
   connections: number;
@@ -21,7 +23,8 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [scenario...] [--duration=S] [--rounds=N] [--connections=N] [--warmup=S] [--profile] [--list]
 
   scenario         run only these scenarios (default: all; --list shows them)
-  --duration=S     seconds of load per measured run           (env BENCH_DURATION, default 10)
+  --duration=S     seconds of load per measured run           (env BENCH_DURATION, default 10);
+                   the soak's whole length                    (default 1800, at least 60)
   --rounds=N       rounds; each side runs once per round      (env BENCH_ROUNDS, default 3)
   --connections=N  concurrent connections                     (env BENCH_CONNECTIONS, default 50)
   --warmup=S       unmeasured seconds per side before round 1 (env BENCH_WARMUP, default 3)
@@ -68,6 +71,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   return {
     scenarios,
     durationSeconds: number('duration', 'BENCH_DURATION', 10, 1),
+    durationGiven: (flags.get('duration') ?? env.BENCH_DURATION ?? '') !== '',
     rounds: Math.floor(number('rounds', 'BENCH_ROUNDS', 3, 1)),
     connections: Math.floor(number('connections', 'BENCH_CONNECTIONS', 50, 1)),
     rate: number('rate', 'BENCH_RATE', 0, 0) || undefined,

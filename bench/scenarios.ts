@@ -5,6 +5,7 @@ import { growthScenario } from './growth';
 import { operatorQueriesScenario } from './operator-queries';
 import { replayScenario } from './replay';
 import type { Scenario } from './scenario';
+import { soakScenario } from './soak';
 
 /** Every scenario, in the order `npm run bench` runs them. Add new ones here. */
 export const scenarios: Scenario[] = [
@@ -14,6 +15,7 @@ export const scenarios: Scenario[] = [
   deliveryScenario,
   burstsScenario,
   replayScenario,
+  soakScenario,
   operatorQueriesScenario,
   floodScenario,
   growthScenario,
