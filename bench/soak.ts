@@ -35,9 +35,12 @@ const DEFAULT_SECONDS = 1800;
 // Six windows of 10 s: anything shorter says nothing about the trend.
 const MIN_SECONDS = 60;
 const MAX_WINDOW_SECONDS = 300;
-// Closed loop for the sustained rate: few connections, so the backlog it leaves drains in seconds.
+// The sustained rate: a closed loop on --connections (50, as the orders scenario), which asks for more
+// than the pipeline delivers (10 connections did not: on a quiet machine their deliveries kept up), after
+// a short unmeasured one so that the service's first seconds (JIT, pools) are not in it.
 const CALIBRATION_SECONDS = 15;
-const CALIBRATION_CONNECTIONS = 10;
+const WARM_UP_SECONDS = 5;
+const WARM_UP_CONNECTIONS = 10;
 // The last window against the first.
 const AIM_DRIFT = 0.2;
 // A table with more dead tuples than this is one autovacuum does not keep up with: by default it
@@ -151,22 +154,22 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   let rate = Number(process.env.BENCH_SOAK_RATE ?? 0);
   let sustained = NaN;
   if (!(rate > 0)) {
+    const closedLoop = (connections: number, durationSeconds: number) =>
+      runLoad({ url: child.url, method: 'POST', connections, durationSeconds, requests: quoteThenOrder(headers) });
+    await closedLoop(WARM_UP_CONNECTIONS, WARM_UP_SECONDS);
+    const warmOrders = await countOrders();
+    await waitForDeliveries(warmOrders, 30_000);
     const startedAt = Date.now();
-    const load = await runLoad({
-      url: child.url,
-      method: 'POST',
-      connections: CALIBRATION_CONNECTIONS,
-      durationSeconds: CALIBRATION_SECONDS,
-      requests: quoteThenOrder(headers),
-    });
-    const orders = await countOrders();
-    await waitForDeliveries(orders, 30_000);
+    const load = await closedLoop(ctx.options.connections, CALIBRATION_SECONDS);
+    const loadEnded = Date.now();
+    const orders = (await countOrders()) - warmOrders;
+    await waitForDeliveries(warmOrders + orders, 60_000);
     sustained = orders / ((lastReceiptAt - startedAt) / 1000);
     rate = sustained / 2;
     console.log(
-      `calibration: ${CALIBRATION_CONNECTIONS} connections of quote+order pairs for ${CALIBRATION_SECONDS} s: ${int(orders)} orders ` +
-        `(${int(load.rps / 2)} pairs/s answered), their ${int(orders * SUBSCRIPTIONS)} deliveries ${int(tracker.distinct)} received ` +
-        `${((lastReceiptAt - startedAt) / 1000).toFixed(1)} s after the first order: sustained ${int(sustained)} orders/s end to end`,
+      `calibration: ${ctx.options.connections} connections of quote+order pairs for ${CALIBRATION_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured): ` +
+        `${int(orders)} orders (${int(load.rps / 2)} pairs/s answered), their ${int(orders * SUBSCRIPTIONS)} deliveries received by ` +
+        `${((lastReceiptAt - loadEnded) / 1000).toFixed(1)} s after the last order: sustained ${int(sustained)} orders/s end to end`,
     );
   } else {
     // A warm-up at the rate given, so that the first window is not the service's first minute (JIT, pools, caches).
@@ -239,7 +242,8 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
     if (w && Number.isFinite(bytes)) [w.rssMin, w.rssMax] = [Math.min(w.rssMin, bytes), Math.max(w.rssMax, bytes)];
   }, 2000);
   ctx.onCleanup(async () => clearInterval(rssReader));
-  const generator = paceOrders(child.url, headers, rate, soakStart + windowCount * windowMs, (orderId, answeredAt, pairMs) => {
+  const soakEnd = soakStart + windowCount * windowMs;
+  const generator = paceOrders(child.url, headers, rate, soakEnd, (orderId, answeredAt, pairMs) => {
     tracker.answered.set(orderId, answeredAt);
     const w = windowAt(answeredAt);
     if (w) {
@@ -285,13 +289,12 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   clearInterval(rssReader);
 
   // Every order's deliveries, then what never arrived.
-  const drainStarted = Date.now();
   await waitForDeliveries(calibrationOrders + paced.created, 30_000);
   const check = await tracker.verify(partner.partnerId);
   tracker.stop();
   console.log(
     `\nafter the last order: ${int(check.expected - check.missing)} of ${int(check.expected)} deliveries of ${int(check.events)} order events received ` +
-      `(${((lastReceiptAt - drainStarted) / 1000).toFixed(1)} s after the last order was due); missing ${int(check.missing)}, ` +
+      `(the last ${((lastReceiptAt - soakEnd) / 1000).toFixed(1)} s after the timetable's end); missing ${int(check.missing)}, ` +
       `duplicates ${int(tracker.duplicates)}, invalid signatures ${receiver.invalid}, receipts on unknown paths ${tracker.strays}`,
   );
   const answers = Object.entries(paced.statuses).map(([status, n]) => `${int(n)} x ${status}`);
@@ -493,6 +496,14 @@ function aims(summaries: Summary[], windows: Window[], rate: number, sustained: 
     figure('fan-out fetch pages, last window', 'as started', wn.scans.fetchPages, against(w1.scans.fetchPages)),
     figure('claims sweep pages, last window', 'as started', wn.scans.sweepPages, against(w1.scans.sweepPages)),
   ];
+  // The dead share at one moment says where autovacuum's cycle was (up to 1/6 just before a vacuum, more
+  // while a young table outgrows its last statistics): the mean over the second half of the run says
+  // whether it keeps up.
+  const lastHalf = windows.slice(Math.floor(windows.length / 2));
+  const meanDeadShare = (table: string) => {
+    const shares = lastHalf.map((w) => w.tables.find((x) => x.table === table)).map((t) => (t ? deadShare(t) : NaN));
+    return shares.reduce((a, b) => a + b, 0) / shares.length;
+  };
   // Tables that hold enough rows for a size per row to mean something.
   for (const t of wn.tables.filter((t) => t.live >= 1000)) {
     const w1t = w1.tables.find((x) => x.table === t.table);
@@ -500,10 +511,16 @@ function aims(summaries: Summary[], windows: Window[], rate: number, sustained: 
       ...(w1t && w1t.live > 0
         ? [figure(`${t.table}: bytes per live row`, 'as started', bytesPerRow(t), against(bytesPerRow(w1t)), notAbove)]
         : []),
-      figure(`${t.table}: dead tuples % at the end`, 'as started', deadShare(t) * 100, undefined, {
-        text: `< ${AIM_DEAD_SHARE * 100} %`,
-        met: (v) => v < AIM_DEAD_SHARE * 100,
-      }),
+      figure(
+        `${t.table}: dead tuples %, mean of the last ${lastHalf.length} windows' ends`,
+        'as started',
+        meanDeadShare(t.table) * 100,
+        undefined,
+        {
+          text: `< ${AIM_DEAD_SHARE * 100} %`,
+          met: (v) => v < AIM_DEAD_SHARE * 100,
+        },
+      ),
     );
   }
   console.log('\nAims (the last window against the first):');
