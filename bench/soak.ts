@@ -270,7 +270,7 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
     console.log(
       `  window ${i + 1}/${windowCount}: ${s.ordersPerSecond.toFixed(0)} orders/s, ${int(s.deliveriesPerSecond)} deliveries/s, behind ${int(w.behind)}, ` +
         `commit to receipt p50 ${ms(s.p50)} ms p99 ${ms(s.p99)} ms, lag metric p99 ${ms(s.lagP99)} ms, pair p99 ${ms(s.pairP99)} ms, ` +
-        `RSS ${mb(w.rssMin)}-${mb(w.rssMax)} MB (heap at the end ${mb(w.metrics.heapUsedBytes)}), load ${w.load.toFixed(1)}`,
+        `RSS ${mb(w.rssMin)}-${mb(w.rssMax)} MB (at the end: heap ${mb(w.metrics.heapUsedBytes)} of ${mb(w.metrics.heapTotalBytes)}, external ${mb(w.metrics.externalBytes)}), load ${w.load.toFixed(1)}`,
     );
     console.log(
       `    CPU per order: service ${ms(s.serviceCpuMs)} ms, Postgres ${ms(s.postgresCpuMs)} ms; pg-boss upkeep scans ${ms(w.scans.upkeepMs)} ms ` +
@@ -307,7 +307,7 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   console.log(
     '\n(commit to receipt: from the 201 answering POST /partner/orders to the receiver; lag metric: pdp_webhook_delivery_lag_seconds, ' +
       "an attempt's start minus when it was due, p99 of the window's observations within the histogram's buckets; pair: quote + order answered; " +
-      "behind: deliveries of answered orders not yet received at the window's end; heap MB: V8's heap in use at the window's end, garbage included; load: the machine's 1-minute load average at the window's end)",
+      "behind: deliveries of answered orders not yet received at the window's end; heap MB: V8's heap in use at the window's end, garbage included, and heap total: what V8 has committed; external: memory outside V8's heap held by JS objects (Buffers); load: the machine's 1-minute load average at the window's end)",
   );
   console.log(`\n${workTable(windows, summaries)}`);
   console.log(
@@ -379,6 +379,8 @@ function windowTable(windows: Window[], summaries: Summary[]): string {
       mb(w.rssMin),
       mb(w.rssMax),
       mb(w.metrics.heapUsedBytes),
+      mb(w.metrics.heapTotalBytes),
+      mb(w.metrics.externalBytes),
       w.load.toFixed(1),
     ];
   });
@@ -396,6 +398,8 @@ function windowTable(windows: Window[], summaries: Summary[]): string {
       'RSS MB min',
       'RSS MB max',
       'heap MB',
+      'heap total MB',
+      'external MB',
       'load',
     ],
     rows,
