@@ -44,7 +44,7 @@ const WARM_UP_CONNECTIONS = 10;
 // The last window against the first.
 const AIM_DRIFT = 0.2;
 // Memory over the second half of the run: V8 sizes its heap to the load during the first minutes (at 49
-// orders/s its committed heap went 345 -> 590 MB in 5 minutes, then +2 MB in the next 5), so the last
+// orders/s its committed heap went 345 -> 557 MB in 5 minutes, 33 MB more in the next 5), so the last
 // window's highest RSS is held against the first half's last window, not the first.
 const AIM_MEMORY_GROWTH = 0.1;
 // A table with more dead tuples than this is one autovacuum does not keep up with: by default it
