@@ -9,7 +9,10 @@ const LAG = 'pdp_webhook_delivery_lag_seconds';
 export interface MetricsSample {
   /** The delivery lag histogram's cumulative bucket counts, by upper bound in seconds (+Inf last). */
   lagBuckets: [number, number][];
+  /** V8's heap: in use (garbage included until collected) and committed; memory outside it that JS objects hold (Buffers). */
   heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
 }
 
 /** GET /metrics as a local client (the front door serves it to loopback without METRICS_TOKEN). */
@@ -18,15 +21,20 @@ export async function scrapeMetrics(serviceUrl: string): Promise<MetricsSample> 
   if (!res.ok) throw new Error(`GET /metrics: HTTP ${res.status}`);
   const text = await res.text();
   const lagBuckets: [number, number][] = [];
-  let heapUsedBytes = NaN;
+  const gauges = new Map<string, number>();
   for (const line of text.split('\n')) {
     const bucket = new RegExp(`^${LAG}_bucket\\{le="([^"]+)"\\} (\\S+)$`).exec(line);
     if (bucket) lagBuckets.push([bucket[1] === '+Inf' ? Infinity : Number(bucket[1]), Number(bucket[2])]);
-    const heap = /^nodejs_heap_size_used_bytes (\S+)$/.exec(line);
-    if (heap) heapUsedBytes = Number(heap[1]);
+    const gauge = /^(nodejs_heap_size_used_bytes|nodejs_heap_size_total_bytes|nodejs_external_memory_bytes) (\S+)$/.exec(line);
+    if (gauge) gauges.set(gauge[1]!, Number(gauge[2]));
   }
   lagBuckets.sort((a, b) => a[0] - b[0]);
-  return { lagBuckets, heapUsedBytes };
+  return {
+    lagBuckets,
+    heapUsedBytes: gauges.get('nodejs_heap_size_used_bytes') ?? NaN,
+    heapTotalBytes: gauges.get('nodejs_heap_size_total_bytes') ?? NaN,
+    externalBytes: gauges.get('nodejs_external_memory_bytes') ?? NaN,
+  };
 }
 
 /**
