@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type postgres from 'postgres';
+import { ARCHIVE_COMPLETED_AFTER_SECONDS, ARCHIVE_FAILED_AFTER_SECONDS } from '@/jobs/boss';
 
 // What the soak samples at the end of each window: the service's own /metrics, its process's memory
 // from /proc, and the size and dead tuples of the tables a delivery writes to, from Postgres.
@@ -125,12 +126,11 @@ export interface ScanSample {
 
 // pg-boss 10's maintenance (every MAINTENANCE_INTERVAL_SECONDS, jobs/boss.ts) runs two statements over
 // the whole of pgboss.job, neither with an index on its predicate: failing expired active jobs, and
-// moving jobs completed more than archiveCompletedAfterSeconds ago (12 hours: jobs/boss.ts sets none)
-// to pgboss.archive. The same predicates, counted, show what each pass costs as the table grows.
+// moving jobs completed more than archiveCompletedAfterSeconds ago (jobs/boss.ts) to pgboss.archive. The same predicates, counted, show what each pass costs as the table grows.
 const UPKEEP_SCANS = [
   `select count(*) from pgboss.job where state = 'active' and (started_on + expire_in) < now()`,
-  `select count(*) from pgboss.job where (state <> 'failed' and completed_on < now() - interval '12 hours')
-     or (state = 'failed' and completed_on < now() - interval '12 hours') or (state < 'active' and keep_until < now())`,
+  `select count(*) from pgboss.job where (state <> 'failed' and completed_on < now() - interval '${ARCHIVE_COMPLETED_AFTER_SECONDS} seconds')
+     or (state = 'failed' and completed_on < now() - interval '${ARCHIVE_FAILED_AFTER_SECONDS} seconds') or (state < 'active' and keep_until < now())`,
 ];
 // The reads of the two hot loops, without their locks: pg-boss's fetch of the fan-out queue (every
 // 0.5 s and on every wake; the index jobs/boss.ts makes), and the lapsed-claims sweeper (every 5 s,

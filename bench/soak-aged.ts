@@ -1,18 +1,18 @@
 import type postgres from 'postgres';
+import { ARCHIVE_COMPLETED_AFTER_SECONDS } from '@/jobs/boss';
 import { seedHistory } from './history';
 
 // What hours of running leave in the tables that keep rows, written in a minute, so that a soak of
 // minutes runs against the tables of hour H: autovacuum waits for a share of a table's rows to be
 // dead (20 %), so the bigger the table the longer the garbage the hot scans read between vacuums.
 
-// pg-boss 10 moves completed jobs to pgboss.archive after archiveCompletedAfterSeconds: 12 hours,
-// jobs/boss.ts sets none.
-const JOB_RETENTION_HOURS = 12;
+// pg-boss 10 moves completed jobs to pgboss.archive after archiveCompletedAfterSeconds (jobs/boss.ts).
+const JOB_RETENTION_HOURS = ARCHIVE_COMPLETED_AFTER_SECONDS / 3600;
 
 /**
- * Completed fan-out jobs (one per order) of the last min(hours, 12) hours at `ordersPerSecond`,
+ * Completed fan-out jobs (one per order) of the last min(hours, JOB_RETENTION_HOURS) hours at `ordersPerSecond`,
  * spread evenly up to now, so pg-boss's maintenance archives the oldest as the soak completes new
- * ones (from 12 hours on, the steady state); and a webhook history (bench/history.ts: another
+ * ones (the steady state once the soak is older than that); and a webhook history (bench/history.ts: another
  * partner's events, each with one delivery and two attempts) with the deliveries of `hours` hours.
  * Then vacuumed and analyzed, as autovacuum would have by then.
  */
