@@ -18,7 +18,7 @@ export const MAINTENANCE_INTERVAL_SECONDS = 10;
 // to look at one while debugging) and the archive keeps them an hour; a failed job stays a day.
 export const ARCHIVE_COMPLETED_AFTER_SECONDS = 300;
 export const ARCHIVE_FAILED_AFTER_SECONDS = 86_400;
-const DELETE_ARCHIVED_AFTER_SECONDS = 3600;
+export const DELETE_ARCHIVED_AFTER_SECONDS = 3600;
 
 export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Promise<PgBoss> {
   const boss = new PgBoss({
