@@ -12,8 +12,8 @@ import { int, ms, ratio, table } from './table';
 
 // A partner's backfill beside its live traffic: a subscription made after BENCH_REPLAY_EVENTS events
 // were committed replays them all (`only: missing`) while live events keep coming. The README promises
-// that live events keep arriving during a backfill (replayed deliveries take at most half of a
-// subscription's in-flight share and are fetched after live ones): the live latency during the replay
+// that live events keep arriving during a backfill (replayed deliveries leave a quarter of a
+// subscription's in-flight share to live ones and are fetched after them): the live latency during the replay
 // is measured against the same stream's latency before it, on the same process, in the same run.
 
 const LIVE_PER_SECOND = 50;

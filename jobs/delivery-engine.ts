@@ -191,8 +191,9 @@ export class DeliveryEngine {
     });
   }
 
-  // Replayed attempts take at most half a subscription's share, so a backfill never holds the slots
-  // its live deliveries need; live attempts take any free slot, ahead of replayed ones waiting.
+  // Replayed attempts leave a quarter of a subscription's share (at least one slot) to live ones, so a
+  // backfill never holds the slots its live deliveries need; live attempts take any free slot, ahead of
+  // replayed ones waiting (replayShare).
   // A subscription also waits while a share's worth of its finished attempts await their record: a
   // process that dies re-sends what it had sent and not recorded, so that is at most twice its share
   // (a 2-worker test once saw 6 re-sends of a 5 ms endpoint behind one slow write, bound 4).
@@ -203,7 +204,7 @@ export class DeliveryEngine {
     if (!queue) return;
     let running = this.running.get(subscriptionId) ?? 0;
     let replaying = this.replaying.get(subscriptionId) ?? 0;
-    const replayShare = Math.max(1, Math.floor(this.share / 2));
+    const replayShare = replaySlots(this.share);
     const unrecorded = this.unrecorded.get(subscriptionId) ?? 0;
     for (let i = 0; i < queue.length && running < this.share && running + unrecorded < 2 * this.share;) {
       const attempt = queue[i]!;
@@ -456,4 +457,14 @@ function decrement(counts: Map<string, number>, key: string): void {
   const left = (counts.get(key) ?? 1) - 1;
   if (left > 0) counts.set(key, left);
   else counts.delete(key);
+}
+
+/**
+ * The in-flight slots of a subscription's share that replayed attempts may take. Half of them held a
+ * 100,000-event backfill to 871 events/s (5 of 10 in flight) while live events beside it needed
+ * one slot at a time (50/s, answered in milliseconds); a quarter kept for them is enough, since any
+ * slot that frees goes to a live attempt first.
+ */
+export function replaySlots(share: number): number {
+  return Math.max(1, share - Math.max(1, Math.floor(share / 4)));
 }
