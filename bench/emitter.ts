@@ -34,7 +34,7 @@ export async function startEmitter(databaseUrl: string, partner: BenchPartner) {
             status_history: [{ status: 'created', at: Math.floor(Date.now() / 1000) }],
           },
         });
-        out.push(event.id);
+        out.push(event.envelope.id);
       }
       return out;
     });

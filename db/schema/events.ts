@@ -23,8 +23,12 @@ export const events = pgTable(
     type: text('type').notNull(),
     // The resource the event is about (an order id, a webhook subscription id), for filtering.
     objectId: text('object_id').notNull(),
-    // The exact envelope every delivery sends, frozen at the time of the change.
+    // The envelope as the first version delivers it (the resource whole, as its GET returned it then),
+    // frozen at the time of the change; every version renders from it (server/events/present.ts).
     envelope: jsonb('envelope').$type<EventEnvelope>().notNull(),
+    // The fields of the resource this event changed, with their values before it; null for a creation,
+    // webhook.test, and events written before versions existed.
+    previousAttributes: jsonb('previous_attributes').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

@@ -10,5 +10,9 @@ export const partners = pgTable('partners', {
   rateLimitPerSecond: integer('rate_limit_per_second'),
   // The reviewer's note on the last go-live decision (why rejected, what was checked).
   goLiveNote: text('go_live_note'),
+  // The version an environment's first request pins when set (server/pins/pin.ts). The migration that
+  // introduced versions set it to the first version for every partner that existed then: they integrated
+  // against it. null: the version current at that first request.
+  firstPinVersion: text('first_pin_version'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -36,6 +36,10 @@ export const webhookSubscriptions = pgTable(
       .default(sql`'[]'::jsonb`),
     // First failure since the last success: auto-disable measures from here.
     failingSince: timestamp('failing_since', { withTimezone: true }),
+    // The version its deliveries are rendered in (the creating request's, or as PATCHed). The default is
+    // the first version (server/versions/registry.ts FIRST_VERSION), what subscriptions made before
+    // versions existed speak; the service always names one.
+    apiVersion: text('api_version').notNull().default('2026-11-01'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
@@ -75,6 +79,10 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     // The replay that last re-sent it (a replay's delivered and failed counts are read from here).
     replayId: text('replay_id'),
+    // The version its attempts render the event in: the subscription's when the delivery was made, or
+    // reopened by a redelivery or replay. Retries keep it, so every retry sends the same bytes. Defaults to
+    // the first version, as for subscriptions.
+    apiVersion: text('api_version').notNull().default('2026-11-01'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -106,6 +114,9 @@ export const webhookAttempts = pgTable(
     trigger: text('trigger').notNull(), // scheduled | manual | replay
     // Who asked for a manual or replay attempt: "partner:<client id>" or "operator:<e-mail>"; null when scheduled.
     requestedBy: text('requested_by'),
+    // The version the attempt's body was rendered in (its delivery's then); the first version for attempts
+    // made before versions existed.
+    apiVersion: text('api_version').notNull().default('2026-11-01'),
     // The address the attempt connected to (after the SSRF check); null when it never connected.
     resolvedAddress: text('resolved_address'),
     startedAt: timestamp('started_at', { withTimezone: true, precision: 3 }).notNull(),

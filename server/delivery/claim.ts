@@ -1,7 +1,7 @@
 import type { Ctx } from '../context';
 import type { DeliverJob } from '../outbox/queues';
 import { HEARTBEAT_STALE_SECONDS } from '../workers/heartbeat';
-import { claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemptRow } from './claimed-attempt';
+import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemptRow } from './claimed-attempt';
 
 /**
  * Claims the attempts that deliver jobs (retries, and attempts returned by a worker) name, in one
@@ -28,13 +28,20 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string
           select 1 from worker_heartbeats h where h.id = d.claimed_by and h.id <> ${holder}
             and h.beat_at >= now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))))
     returning d.id, d.subscription_id, j.attempt, j.job_index, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment,
-      s.secret_sealed, s.previous_secrets, e.envelope, coalesce(d.next_attempt_at, d.created_at) as due_at`;
+      s.secret_sealed, s.previous_secrets, d.event_id, d.api_version, e.envelope, e.previous_attributes,
+      coalesce(d.next_attempt_at, d.created_at) as due_at`;
+  // A retry renders its event in the version its delivery recorded (not the subscription's now): the bytes
+  // of its first attempt again.
+  const render = bodyRenderer();
   return rows.map(({ job_index, ...row }) => {
     const job = jobs[job_index - 1];
-    return claimedAttemptOf({
-      ...row,
-      trigger: job?.trigger ?? 'scheduled',
-      ...(job?.requested_by ? { requested_by: job.requested_by } : {}),
-    });
+    return claimedAttemptOf(
+      {
+        ...row,
+        trigger: job?.trigger ?? 'scheduled',
+        ...(job?.requested_by ? { requested_by: job.requested_by } : {}),
+      },
+      render,
+    );
   });
 }

@@ -1,5 +1,7 @@
 import type { EventEnvelope, PreviousSecret } from '@/db/schema';
 import type { Environment } from '../context';
+import type { StoredEvent } from '../events/present';
+import { renderEventBody } from '../events/render';
 
 /**
  * One attempt a worker holds: the delivery's row is claimed (`claimed_until` in the future, its
@@ -21,33 +23,61 @@ export interface ClaimedAttempt {
   environment: Environment;
   secret_sealed: string;
   previous_secrets: PreviousSecret[];
-  envelope: EventEnvelope;
+  event_id: string;
+  /** The version the delivery renders its event in (webhook_deliveries.api_version). */
+  api_version: string;
+  /** The event rendered in that version: the exact bytes signed and sent (server/events/render.ts). */
+  body: string;
   /** When the attempt was due (the event's creation for a first attempt, the retry time after): delivery lag is measured from it. */
   due_at: Date | null;
 }
 
 /**
- * A claimed attempt as the claiming statements read it: jsonb comes back as text where Drizzle set
- * the shared client to hand json back unparsed, and times as text from a raw statement.
+ * A claimed attempt as the claiming statements read it, with its event as stored: jsonb comes back as
+ * text where Drizzle set the shared client to hand json back unparsed, and times as text from a raw
+ * statement.
  */
-export type ClaimedAttemptRow = Omit<ClaimedAttempt, 'deleted_at' | 'previous_secrets' | 'envelope' | 'due_at'> & {
+export type ClaimedAttemptRow = Omit<ClaimedAttempt, 'deleted_at' | 'previous_secrets' | 'body' | 'due_at'> & {
   deleted_at: string | Date | null;
   previous_secrets: PreviousSecret[] | string;
   envelope: EventEnvelope | string;
+  previous_attributes: Record<string, unknown> | string | null;
   due_at: string | Date | null;
 };
 
-/** Parses a row once, where it is read (claim.ts, fan-out.ts): everything after sees typed values. */
-export function claimedAttemptOf(row: ClaimedAttemptRow): ClaimedAttempt {
-  return {
-    ...row,
-    deleted_at: dateOf(row.deleted_at),
-    previous_secrets:
-      typeof row.previous_secrets === 'string' ? (JSON.parse(row.previous_secrets) as PreviousSecret[]) : row.previous_secrets,
-    // Parsed as stored: JSON.parse keeps the stored key order, so the body signed and sent is the envelope as written.
-    envelope: typeof row.envelope === 'string' ? (JSON.parse(row.envelope) as EventEnvelope) : row.envelope,
-    due_at: dateOf(row.due_at),
+export type BodyRenderer = (stored: StoredEvent, eventId: string, version: string) => string;
+
+/**
+ * Renders each (event, version) once, however many attempts of a batch send it (fan-out: one event to
+ * every subscription on that version). What it answers for a pair is what renderEventBody answers, as
+ * every attempt's body is, so sharing it changes no byte.
+ */
+export function bodyRenderer(): BodyRenderer {
+  const bodies = new Map<string, string>();
+  return (stored, eventId, version) => {
+    const key = `${eventId}:${version}`;
+    let body = bodies.get(key);
+    if (body === undefined) bodies.set(key, (body = renderEventBody(stored, version)));
+    return body;
   };
+}
+
+/** Parses a row once, where it is read (claim.ts, fan-out.ts): everything after sees typed values and the body to send. */
+export function claimedAttemptOf(row: ClaimedAttemptRow, render: BodyRenderer = bodyRenderer()): ClaimedAttempt {
+  const { envelope, previous_attributes, deleted_at, previous_secrets, due_at, ...fields } = row;
+  const stored = { envelope: parsed(envelope), previous_attributes: previous_attributes === null ? null : parsed(previous_attributes) };
+  return {
+    ...fields,
+    body: render(stored, row.event_id, row.api_version),
+    deleted_at: dateOf(deleted_at),
+    previous_secrets: parsed(previous_secrets),
+    due_at: dateOf(due_at),
+  };
+}
+
+// Parsed as stored: JSON.parse keeps jsonb's key order, which the rendered body keeps too (canonical-json.ts).
+function parsed<T extends object>(value: T | string): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
 
 function dateOf(value: string | Date | null): Date | null {

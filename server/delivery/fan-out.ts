@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
-import { claimedAttemptOf, type ClaimedAttempt } from './claimed-attempt';
+import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt } from './claimed-attempt';
 import { receivesDeliveries } from './disabled';
 
 export interface FanOutResult {
@@ -62,42 +62,52 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
       event_type: event.type,
       status: enabled ? 'pending' : 'skipped',
       attempts: enabled ? 1 : 0,
+      // The subscription's version now: every attempt of this delivery renders the event in it.
+      api_version: subscription.apiVersion,
     }));
     // One parameter for every row: Drizzle's insert builder spent more CPU mapping 500 rows' values
     // than the database spent inserting them (`npm run bench -- delivery --profile`).
     const created = await tx.db.execute<{ id: string; eventId: string; subscriptionId: string; status: string }>(sql`
-      insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, claimed_until, claimed_by,
-        created_at, updated_at)
+      insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, api_version, claimed_until,
+        claimed_by, created_at, updated_at)
       -- Claimed on the database's clock, which the sweeper reads too.
-      select id, event_id, subscription_id, event_type, status::webhook_delivery_status, attempts,
+      select id, event_id, subscription_id, event_type, status::webhook_delivery_status, attempts, api_version,
         case when attempts = 1 then now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}) end,
         case when attempts = 1 then ${input.holder}::text end,
         ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int)
+        as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int, api_version text)
       on conflict (event_id, subscription_id) do nothing
       returning id, event_id as "eventId", subscription_id as "subscriptionId", status`);
     const pairOf = new Map(pairs.map((p) => [`${p.event.id}:${p.subscription.id}`, p]));
+    // Each event is rendered once per version, whatever the number of subscriptions on it.
+    const render = bodyRenderer();
     const claimed: ClaimedAttempt[] = [];
     for (const delivery of created) {
       if (delivery.status !== 'pending') continue;
       const { event, subscription: s } = pairOf.get(`${delivery.eventId}:${delivery.subscriptionId}`)!;
       claimed.push(
-        claimedAttemptOf({
-          id: delivery.id,
-          subscription_id: s.id,
-          attempt: 1,
-          trigger: 'scheduled',
-          event_type: event.type,
-          url: s.url,
-          sub_status: s.status,
-          deleted_at: s.deletedAt,
-          environment: s.environment,
-          secret_sealed: s.secretSealed,
-          previous_secrets: s.previousSecrets,
-          envelope: event.envelope,
-          due_at: event.createdAt,
-        }),
+        claimedAttemptOf(
+          {
+            id: delivery.id,
+            subscription_id: s.id,
+            attempt: 1,
+            trigger: 'scheduled',
+            event_type: event.type,
+            url: s.url,
+            sub_status: s.status,
+            deleted_at: s.deletedAt,
+            environment: s.environment,
+            secret_sealed: s.secretSealed,
+            previous_secrets: s.previousSecrets,
+            event_id: event.id,
+            api_version: s.apiVersion,
+            envelope: event.envelope,
+            previous_attributes: event.previousAttributes,
+            due_at: event.createdAt,
+          },
+          render,
+        ),
       );
     }
     return { found: found.length, claimed, skipped: created.length - claimed.length };

@@ -108,6 +108,7 @@ async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): 
     attempt: claimed.attempt,
     trigger: claimed.trigger,
     requested_by: claimed.requested_by ?? null,
+    api_version: claimed.api_version,
     resolved_address: outcome.address ?? null,
     started_at: startedAt.toISOString(),
     duration_ms: outcome.durationMs,
@@ -118,8 +119,8 @@ async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): 
   const recorded = await ctx.sql<{ id: string }[]>`
     with done as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
-        trigger text, requested_by text, resolved_address text, started_at timestamptz, duration_ms int, response_status int,
-        response_headers jsonb, response_body text)
+        trigger text, requested_by text, api_version text, resolved_address text, started_at timestamptz, duration_ms int,
+        response_status int, response_headers jsonb, response_body text)
     ), deliveries as (
       -- The ids again as a list: the planner cannot see into the jsonb and would scan the whole table.
       update webhook_deliveries d set status = 'succeeded', claimed_until = null, claimed_by = null,
@@ -130,10 +131,10 @@ async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): 
       )} and d.status = 'pending' and d.claimed_by = ${holder}
       returning d.id
     ), attempts as (
-      insert into webhook_attempts (id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms,
-        response_status, response_headers, response_body)
-      select id, delivery_id, attempt, trigger, requested_by, resolved_address, started_at, duration_ms, response_status, response_headers,
-        response_body from done where delivery_id in (select id from deliveries)
+      insert into webhook_attempts (id, delivery_id, attempt, trigger, requested_by, api_version, resolved_address, started_at,
+        duration_ms, response_status, response_headers, response_body)
+      select id, delivery_id, attempt, trigger, requested_by, api_version, resolved_address, started_at, duration_ms, response_status,
+        response_headers, response_body from done where delivery_id in (select id from deliveries)
     ), streaks as (
       update webhook_subscriptions set failing_since = null
       where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null
@@ -184,6 +185,7 @@ async function recordFailure(ctx: Ctx, holder: string, { claimed, startedAt, out
       attempt: claimed.attempt,
       trigger: claimed.trigger,
       requestedBy: claimed.requested_by ?? null,
+      apiVersion: claimed.api_version,
       resolvedAddress: failed.address ?? null,
       startedAt,
       durationMs: failed.durationMs,

@@ -36,12 +36,19 @@ export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client:
 }
 
 async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, startedAt: Date): Promise<PostOutcome> {
-  // The body signed is the body sent, byte for byte; `t` is this attempt's time.
-  const envelope = claimed.envelope;
-  const body = JSON.stringify(envelope);
+  // The body signed is the body sent, byte for byte, rendered when the attempt was claimed; `t` is this attempt's time.
+  const body = claimed.body;
   const timestamp = Math.floor(startedAt.getTime() / 1000);
   const secrets = signingSecrets(ctx, { secretSealed: claimed.secret_sealed, previousSecrets: claimed.previous_secrets });
-  const headers = deliveryHeaders({ secrets, eventId: envelope.id, eventType: claimed.event_type, timestamp, body, userAgent: USER_AGENT });
+  const headers = deliveryHeaders({
+    secrets,
+    eventId: claimed.event_id,
+    eventType: claimed.event_type,
+    apiVersion: claimed.api_version,
+    timestamp,
+    body,
+    userAgent: USER_AGENT,
+  });
 
   // Checked again at every delivery: the address the URL had at creation proves nothing now.
   const checked = await checkWebhookUrl(claimed.url, { allowPrivate: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: ctx.resolver });

@@ -23,6 +23,8 @@ export interface SignedHeadersInput {
   secrets: readonly string[];
   eventId: string;
   eventType: string;
+  /** The version the body is rendered in. */
+  apiVersion: string;
   timestamp: number;
   body: string;
   userAgent: string;
@@ -36,6 +38,7 @@ export function deliveryHeaders(input: SignedHeadersInput): Record<string, strin
     'user-agent': input.userAgent,
     'x-service-event': input.eventType,
     'x-service-event-id': eventId,
+    'x-service-version': input.apiVersion,
     'x-service-signature': [`t=${timestamp}`, ...secrets.map((s) => `v1=${serviceSignature(s, timestamp, body)}`)].join(','),
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),

@@ -1,6 +1,7 @@
-import type { EventEnvelope } from '@/db/schema';
+import { changedAttributes } from '../orders/move';
 import type { OrderResource } from '../orders/schemas';
 import { CREATED_EVENT, TRANSITIONS, type OrderStatus } from '../orders/state-machine';
+import type { StoredEvent } from './present';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z, so examples are stable
 
@@ -39,13 +40,17 @@ const PATH_TO: Record<string, OrderStatus[]> = {
   'order.cancelled': ['created', 'cancelled'],
 };
 
-/** An example envelope for each catalog type, built from the same presenters' shapes. */
-export function exampleEvent(type: string): EventEnvelope {
+/** An example event of each catalog type as it would be stored, built from the same presenters' shapes. */
+export function exampleEvent(type: string): StoredEvent {
   const history = PATH_TO[type];
   const object = history
     ? exampleOrder(history[history.length - 1]!, history)
     : { id: '01JGQ10A2B3C4D5E6F7G8H9J0K', object: 'webhook_subscription', url: 'https://example.com/webhooks', status: 'enabled' };
-  return { id: '01JGQ11M3N4P5Q6R7S8T9V0W1X', object: 'event', created: T0 + 1800, livemode: false, type, data: { object } };
+  const before = history && history.length > 1 ? exampleOrder(history.at(-2)!, history.slice(0, -1)) : undefined;
+  return {
+    envelope: { id: '01JGQ11M3N4P5Q6R7S8T9V0W1X', object: 'event', created: T0 + 1800, livemode: false, type, data: { object } },
+    previous_attributes: before ? changedAttributes(before, object as OrderResource) : null,
+  };
 }
 
 // Guard: every state-machine event has an example history.

@@ -1,5 +1,6 @@
 import { EVENT_CATALOG } from './catalog';
 import { exampleEvent } from './examples';
+import { presentEvent } from './present';
 
 export function listEventTypes() {
   return {
@@ -8,7 +9,7 @@ export function listEventTypes() {
       object: 'event_type' as const,
       type: e.type,
       description: e.description,
-      example: exampleEvent(e.type),
+      example: presentEvent(exampleEvent(e.type)),
     })),
     has_more: false,
   };

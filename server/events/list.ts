@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import { events, type EventEnvelope } from '@/db/schema';
+import { events } from '@/db/schema';
 import type { TenantCtx } from '../context';
+import { presentEvent } from './present';
 import type { ListEventsQuery } from './schemas';
 
 export async function listEvents({ ctx, input }: { ctx: TenantCtx; input: ListEventsQuery }) {
@@ -14,11 +15,11 @@ export async function listEvents({ ctx, input }: { ctx: TenantCtx; input: ListEv
   if (input.created_lte !== undefined) conditions.push(lt(events.createdAt, sql`to_timestamp(${input.created_lte + 1})`));
   if (input.starting_after) conditions.push(lt(events.id, input.starting_after));
   const rows = await ctx.db
-    .select({ envelope: events.envelope })
+    .select({ envelope: events.envelope, previous_attributes: events.previousAttributes })
     .from(events)
     .where(and(...conditions))
     .orderBy(desc(events.id))
     .limit(input.limit + 1);
-  const data: EventEnvelope[] = rows.slice(0, input.limit).map((r) => r.envelope);
+  const data = rows.slice(0, input.limit).map(presentEvent);
   return { object: 'list' as const, data, has_more: rows.length > input.limit };
 }

@@ -8,8 +8,8 @@ import { resendEvents } from '../webhooks/resend';
 import { receivesDeliveries } from '../delivery/disabled';
 
 /**
- * Sends one event again, with its original envelope and id: to the given subscription, or to every
- * enabled subscription whose filters accept it. The attempts are recorded as `manual`.
+ * Sends one event again, with its original id, rendered in the subscription's version now: to the given
+ * subscription, or to every enabled subscription whose filters accept it. The attempts are recorded as `manual`.
  */
 export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { id: string; webhook_id?: string } }) {
   const { partnerId, environment } = ctx.actor;
@@ -48,6 +48,7 @@ export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { 
       const sent = await resendEvents(tx, {
         subscriptionId: s.id,
         events: [event],
+        apiVersion: s.apiVersion,
         trigger: 'manual',
         requestedBy: requesterOf(ctx.actor),
       });

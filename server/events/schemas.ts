@@ -1,21 +1,36 @@
 import { z } from 'zod';
 import { createdRange, listOf, listQuery, ulidString, unixTime } from '../common-schemas';
+import { versionField } from '../versions/requested';
 import { EVENT_CATALOG } from './catalog';
 
+// The latest version's event; older versions' are rendered from it (server/versions/changes/).
 export const eventResource = z
   .object({
     id: ulidString.meta({ description: 'Event id; every retry and replay of this event carries the same id' }),
     object: z.literal('event'),
+    api_version: versionField.meta({
+      description: "The version this envelope is rendered in: a delivery's is its subscription's, an API answer's the request's",
+    }),
     created: unixTime,
     livemode: z.boolean(),
     type: z.string().meta({ example: 'order.delivered' }),
     data: z.object({
-      object: z
-        .looseObject({ id: z.string(), status: z.string() })
-        .meta({ description: 'The resource concerned, as its GET returns it (an order; for webhook.test the subscription)' }),
+      object: z.looseObject({ id: z.string(), status: z.string() }).meta({
+        description:
+          "The resource concerned, as its GET returns it, an order without its status_history (GET /partner/orders/{id} has it); for webhook.test the subscription",
+      }),
+      previous_attributes: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .meta({
+          description:
+            'The fields of data.object this event changed, with their values before it (status, updated, courier, cancellation); absent on order.created and webhook.test',
+          example: { status: 'arrived_at_pickup', updated: 1767226200 },
+        }),
     }),
   })
   .meta({ id: 'Event' });
+export type EventResource = z.infer<typeof eventResource>;
 
 export const eventList = listOf(eventResource, 'EventList');
 

@@ -81,8 +81,29 @@ export async function applyMove(
     .where(eq(orders.id, row.id))
     .returning();
   const resource = presentOrder(updated!);
-  await emitEvent(ctx, { type: transition.event, partnerId: row.partnerId, environment: row.environment, object: resource, at });
+  await emitEvent(ctx, {
+    type: transition.event,
+    partnerId: row.partnerId,
+    environment: row.environment,
+    object: resource,
+    at,
+    previousAttributes: changedAttributes(presentOrder(row), resource),
+  });
   return resource;
+}
+
+/**
+ * The fields a move changed, with their values before it: an event's `data.previous_attributes`
+ * (Stripe's pattern). `status_history` is not one of them: it only grows, and the event that stops
+ * embedding it says what the move changed instead.
+ */
+export function changedAttributes(before: OrderResource, after: OrderResource): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof OrderResource)[]) {
+    if (key === 'status_history') continue;
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = before[key];
+  }
+  return changed;
 }
 
 /** Dispatch is outside this service; a placeholder courier stands in until a real one is named. */

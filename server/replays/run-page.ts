@@ -61,6 +61,7 @@ export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayI
     const sent = await resendEvents(tx, {
       subscriptionId: sub.id,
       events: page,
+      apiVersion: sub.apiVersion,
       trigger: 'replay',
       requestedBy: requesterOfReplay(replay.requestedBy),
       replayId: replay.id,

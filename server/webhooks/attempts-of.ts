@@ -14,6 +14,8 @@ export interface AttemptRow {
   number: number;
   trigger: 'scheduled' | 'manual' | 'replay';
   requestedBy: string | null;
+  /** The version its body was rendered in. */
+  apiVersion: string;
   startedAt: Date;
   durationMs: number;
   /** The headers as sent, rebuilt from the attempt's time; signature values masked. */
@@ -47,6 +49,7 @@ export async function attemptsOf({
       number: webhookAttempts.attempt,
       trigger: webhookAttempts.trigger,
       requestedBy: webhookAttempts.requestedBy,
+      apiVersion: webhookAttempts.apiVersion,
       startedAt: webhookAttempts.startedAt,
       durationMs: webhookAttempts.durationMs,
       responseStatus: webhookAttempts.responseStatus,
@@ -69,7 +72,7 @@ export async function attemptsOf({
     const attempt: AttemptRow = {
       ...row,
       trigger: row.trigger as AttemptRow['trigger'],
-      requestHeaders: sentHeaders(eventId, eventType, row.startedAt),
+      requestHeaders: sentHeaders(eventId, eventType, row.apiVersion, row.startedAt),
     };
     byDelivery.set(row.deliveryId, [...(byDelivery.get(row.deliveryId) ?? []), attempt]);
   }
@@ -93,8 +96,8 @@ function latestOf(deliveryIds: readonly string[], latest: number): SQL {
  * from what is sent): `t` is the attempt's second, and each signature is masked, since how many were
  * sent (one, or two during a rotation) is not kept.
  */
-function sentHeaders(eventId: string, eventType: string, startedAt: Date): Record<string, string> {
+function sentHeaders(eventId: string, eventType: string, apiVersion: string, startedAt: Date): Record<string, string> {
   const timestamp = Math.floor(startedAt.getTime() / 1000);
-  const headers = deliveryHeaders({ secrets: [MASK], eventId, eventType, timestamp, body: '', userAgent: USER_AGENT });
+  const headers = deliveryHeaders({ secrets: [MASK], eventId, eventType, apiVersion, timestamp, body: '', userAgent: USER_AGENT });
   return { ...headers, 'x-service-signature': `t=${timestamp},v1=${MASK}`, 'webhook-signature': `v1,${MASK}` };
 }

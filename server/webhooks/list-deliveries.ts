@@ -40,6 +40,7 @@ export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: Li
     event_id: d.eventId,
     event_type: d.eventType,
     status: d.status,
+    api_version: d.apiVersion,
     attempt_count: d.attempts,
     next_attempt_at: d.nextAttemptAt ? unixSeconds(d.nextAttemptAt) : null,
     created: unixSeconds(d.createdAt),
@@ -48,6 +49,7 @@ export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: Li
       .map((a) => ({
         attempt: a.attempt,
         trigger: a.trigger as 'scheduled' | 'manual' | 'replay',
+        api_version: a.apiVersion,
         started_at: a.startedAt.getTime() / 1000,
         duration_ms: a.durationMs,
         response_status: a.responseStatus,
