@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { allowlistEntries, credentials, partners } from '@/db/schema';
+import { allowlistEntries, apiVersionPins, credentials, partners } from '@/db/schema';
 import type { Env } from '../config/env';
 import type { Environment } from '../context';
 import { hashApiKey } from './api-keys';
@@ -15,6 +15,11 @@ export interface VerifiedCredential {
   allowlist: Cidr[];
   ratePerSecond: number;
   burst: number;
+  /**
+   * The version the credential's environment is pinned to (server/pins/); null until its first request
+   * pins it, which then sets it here. A pin changed elsewhere reaches this process with the TTL.
+   */
+  apiVersion: string | null;
 }
 
 interface Entry {
@@ -78,9 +83,11 @@ export class CredentialCache {
         revokedAt: credentials.revokedAt,
         rateLimitPerSecond: partners.rateLimitPerSecond,
         cidr: allowlistEntries.cidr,
+        apiVersion: apiVersionPins.version,
       })
       .from(credentials)
       .innerJoin(partners, eq(partners.id, credentials.partnerId))
+      .leftJoin(apiVersionPins, and(eq(apiVersionPins.partnerId, credentials.partnerId), eq(apiVersionPins.environment, credentials.environment)))
       .leftJoin(allowlistEntries, and(eq(allowlistEntries.partnerId, credentials.partnerId)))
       .where(eq(credentials.keyHash, keyHash));
     const first = rows[0];
@@ -97,6 +104,7 @@ export class CredentialCache {
           }),
           ratePerSecond: first.rateLimitPerSecond ?? this.env.RATE_LIMIT_PER_SECOND,
           burst: first.rateLimitPerSecond ? first.rateLimitPerSecond * 2 : this.env.RATE_LIMIT_BURST,
+          apiVersion: first.apiVersion,
         }
       : null;
     const side = value ? this.known : this.unknown;

@@ -12,7 +12,7 @@ import type { Env } from '@/server/config/env';
 import { loadSecretBox } from '@/server/crypto/encryption-key';
 import { createGraphQLExecutor } from '@/server/graphql/executor';
 import { createFrontDoor } from '@/server/http/front-door';
-import { buildOpenApiDocument } from '@/server/http/openapi';
+import { openApiDocuments } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
 import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
@@ -115,8 +115,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       log.warn({ err: error }, 'request counts not flushed'),
     );
     const routes = await loadRouteTable();
-    const openApi = buildOpenApiDocument(routes);
-    const services: PartnerServices = { ...rt, openApiDocument: () => openApi };
+    const services: PartnerServices = { ...rt, openApiDocument: openApiDocuments(routes) };
     graphql = await createGraphQLExecutor(rt);
     const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;

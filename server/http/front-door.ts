@@ -14,6 +14,9 @@ import { secureConsoleResponse } from './console-security';
 import { loggedPath } from './logged-path';
 import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
+import { LATEST_VERSION } from '../versions/registry';
+
+const VERSION_HEADER = 'x-service-version';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -36,8 +39,10 @@ interface Options {
   draining?: () => boolean;
 }
 
-// The matched route's pattern, set by the route listeners for the request's metrics label.
+// The matched route's pattern, set by the route listeners for the request's metrics label; and the version a
+// partner answer was rendered in, for its `api_version` label.
 const routePatterns = new WeakMap<IncomingMessage, string>();
+const answeredVersions = new WeakMap<IncomingMessage, string>();
 const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
@@ -53,6 +58,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
   >(
     table: RouteEntry<H>[],
     routeServices: S,
+    finish: (response: Response, incoming: IncomingMessage) => Response = (response) => response,
   ) =>
     getRequestListener(async (request, env) => {
       const pathname = new URL(request.url).pathname;
@@ -61,12 +67,17 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
         if (!params) continue;
         if (metrics) routePatterns.set(env.incoming as IncomingMessage, route.path);
         const handler = route.handlers[request.method as HttpMethod];
-        if (!handler) return methodNotAllowed(route, services);
-        return handler(request, { params: Promise.resolve(params), services: routeServices });
+        if (!handler) return finish(methodNotAllowed(route, services), env.incoming as IncomingMessage);
+        return finish(await handler(request, { params: Promise.resolve(params), services: routeServices }), env.incoming as IncomingMessage);
       }
-      return notFound(request.url);
+      return finish(notFound(request.url), env.incoming as IncomingMessage);
     });
-  const partnerListener = listenerFor(routes, services);
+  // Every partner answer names the version it is rendered in; one no route rendered (404, 405) is the latest's.
+  const partnerListener = listenerFor(routes, services, (response, incoming) => {
+    if (!response.headers.has(VERSION_HEADER)) response.headers.set(VERSION_HEADER, LATEST_VERSION);
+    if (metrics) answeredVersions.set(incoming, response.headers.get(VERSION_HEADER)!);
+    return response;
+  });
   const operatorListener = operator ? listenerFor(operator.routes, operator.services) : undefined;
 
   const server = createServer(async (req, res) => {
@@ -77,7 +88,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
       const started = performance.now();
       res.once('finish', () => {
         const route = routePatterns.get(req) ?? (FIXED_PATHS.has(pathname) ? pathname : 'other');
-        metrics.observe.httpRequest(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000);
+        metrics.observe.httpRequest(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000, answeredVersions.get(req));
       });
     }
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });

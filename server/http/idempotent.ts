@@ -49,7 +49,9 @@ export async function runIdempotently({ services, ctx, key, fingerprint, execute
 /** The answer as stored, and a fresh Response with the same text (a body can be read once). */
 async function settle(response: Response): Promise<{ response: Response; stored: StoredResponse }> {
   const text = await response.text();
-  const headers = { 'content-type': response.headers.get('content-type') ?? 'application/json' };
+  // The version that rendered the answer is part of it: a replay is that answer again, in that version.
+  const version = response.headers.get('x-service-version');
+  const headers = { 'content-type': response.headers.get('content-type') ?? 'application/json', ...(version ? { 'x-service-version': version } : {}) };
   return {
     response: new Response(text, { status: response.status, headers: response.headers }),
     stored: { status: response.status, body: text, headers },

@@ -1,5 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import type { OpenApiDocument } from '../versions/change';
+import { LATEST_VERSION, VERSIONS } from '../versions/registry';
+import { openApiDocumentFor } from '../versions/render';
+import { versionField } from '../versions/requested';
 import { errorEnvelope } from './error-response';
 import type { HttpMethod, RouteSpec } from './route-spec';
 import type { RouteEntry } from './routes';
@@ -22,12 +26,28 @@ const BODY_ERRORS: Record<number, string> = {
 
 const rateLimitHeaders = z.object({
   'X-Request-Id': z.string().meta({ description: 'Unique id of this request; quote it to support' }),
+  'X-Service-Version': z.string().meta({ description: 'The version this answer is rendered in' }),
   'RateLimit-Limit': z.string().meta({ description: 'Requests per second allowed for this credential' }),
   'RateLimit-Remaining': z.string().meta({ description: 'Approximate requests left in the current bucket' }),
   'RateLimit-Reset': z.string().meta({ description: 'Seconds until a token is available again' }),
 });
 
-/** The OpenAPI 3.1 document of these routes, generated from their zod schemas; never written by hand. */
+/**
+ * The OpenAPI document of each version, by version: the latest generated from the routes' zod schemas
+ * (never written by hand), an older one from it through the version changes since (server/versions/),
+ * each made once, on first ask.
+ */
+export function openApiDocuments(routes: readonly RouteEntry[]): (version: string) => object {
+  const latest = buildOpenApiDocument(routes) as OpenApiDocument;
+  const documents = new Map<string, OpenApiDocument>([[LATEST_VERSION, latest]]);
+  return (version) => {
+    let document = documents.get(version);
+    if (!document) documents.set(version, (document = openApiDocumentFor(latest, version)));
+    return document;
+  };
+}
+
+/** The OpenAPI 3.1 document of these routes in the latest version, generated from their zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
   const registry = new OpenAPIRegistry();
   const apiKey = registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
@@ -50,9 +70,12 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
     openapi: '3.1.0',
     info: {
       title: 'Partner Delivery API',
-      version: '1.0.0',
+      version: LATEST_VERSION,
       description:
-        'Quotes, orders and signed webhooks for delivery partners. Every response carries X-Request-Id; errors share one JSON envelope.',
+        'Quotes, orders and signed webhooks for delivery partners. Every response carries X-Request-Id; errors share one JSON envelope. ' +
+        `Versions are dates (${VERSIONS.join(', ')}; GET /partner/versions): this document describes the one in info.version, ` +
+        'and /partner/openapi.json?version=<date> any other. Requests are rendered in the version of X-Service-Version, else the ' +
+        "environment's pin; every response names its version in X-Service-Version.",
     },
     servers: [{ url: '/' }],
   });
@@ -84,8 +107,14 @@ function operation(path: string, method: HttpMethod, spec: RouteSpec, security: 
       content: { 'application/json': { schema: errorEnvelope } },
     };
   }
-  const headerParams =
-    spec.auth && method === 'POST'
+  const versionHeader = {
+    'X-Service-Version': versionField.optional().meta({
+      description: "The version to render this request in (default: the environment's pin, GET /partner/api-version)",
+    }),
+  };
+  const headerParams = !spec.auth
+    ? undefined
+    : method === 'POST'
       ? z.object({
           'Idempotency-Key': z
             .string()
@@ -93,8 +122,9 @@ function operation(path: string, method: HttpMethod, spec: RouteSpec, security: 
             .max(255)
             .optional()
             .meta({ description: 'Same key and body within 24 h returns the first response again' }),
+          ...versionHeader,
         })
-      : undefined;
+      : z.object(versionHeader);
   return {
     method: method.toLowerCase() as RouteConfig['method'],
     path,

@@ -4,6 +4,11 @@ import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimit
 import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
+import { pinEnvironment } from '../pins/pin';
+import { isKnownVersion, LATEST_VERSION } from '../versions/registry';
+import { renderResponse, upgradeRequest } from '../versions/render';
+import { parseVersion } from '../versions/requested';
+import type { VerifiedCredential } from '../auth/credential-cache';
 import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } from './authenticate';
 import { readJsonBody } from './body';
 import { runIdempotently } from './idempotent';
@@ -19,7 +24,15 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
   query?: Q;
   params?: P;
   response: { status: 200 | 201 | 202 | 204; schema: R; description: string };
-  handler(args: { ctx: TenantCtx; body: Infer<B>; query: Infer<Q>; params: Infer<P>; request: Request }): Promise<z.input<R> | Alternative>;
+  /** `body` and the answer are in the latest version; `version` is the one the request is rendered in. */
+  handler(args: {
+    ctx: TenantCtx;
+    body: Infer<B>;
+    query: Infer<Q>;
+    params: Infer<P>;
+    request: Request;
+    version: string;
+  }): Promise<z.input<R> | Alternative>;
 }
 
 const ALTERNATIVE = Symbol('alternative answer');
@@ -32,11 +45,29 @@ export function alternative(body: unknown): Alternative {
   return { [ALTERNATIVE]: body };
 }
 
-function answer(def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] }, result: unknown): Response {
+/** The handler's answer, in the latest version, rendered in the request's and saying which (stored with it by idempotency). */
+function answer(def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] }, result: unknown, version: string): Response {
+  const headers = { [VERSION_HEADER]: version };
   if (def.alternative && typeof result === 'object' && result !== null && ALTERNATIVE in result) {
-    return jsonResponse(def.alternative.status, (result as Alternative)[ALTERNATIVE]);
+    return jsonResponse(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
   }
-  return jsonResponse(def.response.status, result);
+  return jsonResponse(def.response.status, renderResponse(result, version), headers);
+}
+
+const VERSION_HEADER = 'x-service-version';
+
+/**
+ * The environment's pin, pinned now when this is its first request (server/pins/pin.ts). The pin rides on
+ * the cached credential, so only that first request costs a query.
+ */
+async function pinOf(credential: VerifiedCredential, ctx: TenantCtx): Promise<string> {
+  return credential.apiVersion ?? (credential.apiVersion = await pinEnvironment({ ctx }));
+}
+
+/** What renders an answer that came before the request's version was known (a 401, 403 or 429): the header's, when it names one, else the latest. */
+function fallbackVersion(request: Request): string {
+  const header = request.headers.get(VERSION_HEADER)?.trim();
+  return header && isKnownVersion(header) ? header : LATEST_VERSION;
 }
 
 /**
@@ -57,6 +88,7 @@ export function partnerRoute<
     const services = servicesOf(context);
     const headers: Record<string, string> = {};
     let tenant: { partnerId: string; environment: 'sandbox' | 'production' } | undefined;
+    let version: string | undefined;
     let authFailed = false;
     // Resolved only when needed: a known key never asks for it.
     let address: string | undefined;
@@ -89,6 +121,10 @@ export function partnerRoute<
             },
             record.requestId,
           );
+          // The request's X-Service-Version, else the pin; an unknown or malformed header is a 400 rendered in the pin.
+          version = await pinOf(credential, ctx);
+          const requested = request.headers.get(VERSION_HEADER);
+          if (requested !== null) version = parseVersion(requested.trim(), 'X-Service-Version');
           const hasBody = request.method === 'POST' || request.method === 'PATCH';
           const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
           const url = new URL(request.url);
@@ -98,19 +134,23 @@ export function partnerRoute<
             ctx,
             request,
             // An absent body reads as {}; a JSON `null` is a body, and not an object.
-            body: (def.body ? parseOrThrow(def.body, body === undefined ? {} : body.value) : undefined) as Infer<B>,
+            // Sent in the request's version, validated in the latest: the body goes up through the changes since.
+            body: (def.body ? parseOrThrow(def.body, upgradeRequest(spec.operationId, body === undefined ? {} : body.value, version)) : undefined) as Infer<B>,
             query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
             params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
+            version,
           };
           const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
           if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-          const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }));
+          const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }), args.version);
           if (idempotencyKey === null) return run(ctx);
           const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
           return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });
         }),
       (response, record) => {
         for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+        // Errors too: every answer names the version that rendered it (an idempotent replay, the one it was first rendered in).
+        if (!response.headers.has(VERSION_HEADER)) response.headers.set(VERSION_HEADER, version ?? fallbackVersion(request));
         // A map bump: the go-live checklist's counts reach the database in batches (server/onboarding/request-counts.ts).
         if (tenant) {
           services.requestCounts.count(tenant.partnerId, tenant.environment, response.status, response.headers.has('idempotent-replayed'));

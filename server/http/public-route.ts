@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { contextFor, type Ctx, type SystemActor } from '../context';
 import { parseOrThrow } from '../validation';
+import { LATEST_VERSION } from '../versions/registry';
+import { parseVersion, versionField } from '../versions/requested';
 import { clientAddressOf } from './authenticate';
 import { readJsonBody } from './body';
 import { jsonResponse } from './json';
@@ -10,8 +12,14 @@ import type { PartnerServices } from './services';
 
 interface Definition<R> extends Pick<RouteSpec, 'operationId' | 'summary' | 'description' | 'tag'> {
   response?: { schema: z.ZodType; description: string };
-  handler(args: { services: PartnerServices }): Promise<R> | R;
+  /** `version`: the one `?version=` names, the latest by default. */
+  handler(args: { services: PartnerServices; version: string }): Promise<R> | R;
 }
+
+// A public route is rendered in the version its query names (the OpenAPI document of that version).
+const versionQuery = z.object({
+  version: versionField.optional().meta({ description: 'The version to describe (GET /partner/versions); default the latest' }),
+});
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -20,14 +28,20 @@ export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
   const { handler, response, ...spec } = def;
   const handle = async (request: Request, context: RouteContext): Promise<Response> => {
     const services = servicesOf(context);
-    return serveRequest(request, services.log, 'public request', async (record) => {
+    let version = LATEST_VERSION;
+    const answered = await serveRequest(request, services.log, 'public request', async (record) => {
       // A document fetched by every generator and browser: not worth a log line each.
       record.log = false;
-      return jsonResponse(200, await handler({ services }), { 'cache-control': 'public, max-age=300' });
+      const asked = new URL(request.url).searchParams.get('version');
+      if (asked !== null) version = parseVersion(asked, 'version');
+      return jsonResponse(200, await handler({ services, version }), { 'cache-control': 'public, max-age=300' });
     });
+    answered.headers.set('x-service-version', version);
+    return answered;
   };
   const routeSpec: RouteSpec = {
     ...spec,
+    query: versionQuery,
     auth: false,
     response: { status: 200, schema: response?.schema ?? jsonObject, description: response?.description ?? 'OK' },
   };

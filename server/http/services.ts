@@ -16,6 +16,6 @@ export interface PartnerServices extends Deps {
   trustedProxies: Cidr[];
   /** Authenticated requests per partner, environment and day, flushed in batches by server/boot. */
   requestCounts: RequestCounter;
-  /** The OpenAPI document of the routes this process serves (server/http/openapi.ts). */
-  openApiDocument(): object;
+  /** The OpenAPI document of the routes this process serves, in a version (server/http/openapi.ts). */
+  openApiDocument(version: string): object;
 }

@@ -2,6 +2,7 @@ import { and, desc, eq, ilike, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { partners } from '@/db/schema';
 import type { Ctx } from '../context';
+import { onOlderVersion } from '../pins/of-partners';
 import { isStorableText, parseOrThrow } from '../validation';
 import { presentPartner, type PartnerSummary } from './present';
 
@@ -10,12 +11,17 @@ export const listPartnersInput = z.strictObject({
   // The connection asks for one row more than its page, to learn whether another follows.
   limit: z.number().int().min(1).max(101),
   after: z.string().max(100).optional(),
+  olderApiVersion: z.boolean().optional(),
 });
 
-/** Partners newest first; `search` matches a name (case-insensitive substring) or an exact id. */
+/**
+ * Partners newest first; `search` matches a name (case-insensitive substring) or an exact id; `olderApiVersion`,
+ * only those that still speak a version older than the latest (server/pins/of-partners.ts).
+ */
 export async function listPartners({ ctx, input }: { ctx: Ctx; input: z.input<typeof listPartnersInput> }): Promise<PartnerSummary[]> {
-  const { search, limit, after } = parseOrThrow(listPartnersInput, input);
+  const { search, limit, after, olderApiVersion } = parseOrThrow(listPartnersInput, input);
   const where: SQL[] = [];
+  if (olderApiVersion) where.push(onOlderVersion());
   if (search) where.push(or(eq(partners.id, search), ilike(partners.name, `%${search.replace(/[\\%_]/g, '\\$&')}%`))!);
   if (after) where.push(lt(partners.id, after));
   const rows = await ctx.db

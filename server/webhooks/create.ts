@@ -9,6 +9,7 @@ import type { CreateWebhookInput, WebhookResource } from './schemas';
 import { sealSecret } from '../delivery/secrets';
 import { generateWebhookSecret } from '../delivery/signing';
 import { validateWebhookUrl } from './validate-url';
+import { LATEST_VERSION } from '../versions/registry';
 
 export async function createWebhook({
   ctx,
@@ -50,6 +51,8 @@ export async function createWebhook({
         url,
         description: input.description ?? null,
         eventFilters: [...new Set(input.event_filters ?? [])],
+        // The partner API passes the request's version when the body names none.
+        apiVersion: input.api_version ?? LATEST_VERSION,
         status: 'enabled',
         secretSealed: sealed,
         createdAt: now,
@@ -60,7 +63,7 @@ export async function createWebhook({
       action: 'webhook.create',
       targetType: 'webhook_subscription',
       targetId: row!.id,
-      after: { url, event_filters: row!.eventFilters },
+      after: { url, event_filters: row!.eventFilters, api_version: row!.apiVersion },
     });
     return { ...presentWebhook(row!), secret };
   });

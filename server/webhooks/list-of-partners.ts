@@ -20,6 +20,7 @@ export async function listSubscriptionsOfPartners({
     url: t.url,
     description: t.description,
     eventFilters: t.eventFilters,
+    apiVersion: t.apiVersion,
     status: t.status,
     disabledReason: t.disabledReason,
     failingSince: t.failingSince,

@@ -13,6 +13,7 @@ export function presentWebhook(row: SubscriptionRow): WebhookResource {
     url: row.url,
     description: row.description,
     event_filters: row.eventFilters,
+    api_version: row.apiVersion,
     status: row.status,
     disabled_reason: row.disabledReason,
     created: unixSeconds(row.createdAt),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createdRange, listOf, listQuery, ulidString, unixTime } from '../common-schemas';
 import { EVENT_TYPES } from '../events/catalog';
 import { MAX_URL_LENGTH } from '../delivery/url-policy';
+import { versionField } from '../versions/requested';
 
 const eventFilters = z
   .array(z.string().max(100))
@@ -20,8 +21,12 @@ const url = z
   .meta({ description: 'https:// URL with a public host', example: 'https://example.com/webhooks' });
 const description = z.string().max(500);
 
+const apiVersion = versionField.meta({
+  description: 'The version its deliveries are rendered in (GET /partner/versions); on create, the default is the version of the request',
+});
+
 export const createWebhookInput = z
-  .strictObject({ url, description: description.optional(), event_filters: eventFilters.optional() })
+  .strictObject({ url, description: description.optional(), event_filters: eventFilters.optional(), api_version: apiVersion.optional() })
   .meta({ id: 'WebhookSubscriptionRequest' });
 export type CreateWebhookInput = z.infer<typeof createWebhookInput>;
 
@@ -31,6 +36,7 @@ export const updateWebhookInput = z
     description: description.nullable().optional(),
     event_filters: eventFilters.optional(),
     status: z.enum(['enabled', 'disabled']).optional(),
+    api_version: apiVersion.optional(),
   })
   .meta({ id: 'WebhookSubscriptionUpdate' });
 export type UpdateWebhookInput = z.infer<typeof updateWebhookInput>;
@@ -43,6 +49,7 @@ export const webhookResource = z
     url: z.string(),
     description: z.string().nullable(),
     event_filters: z.array(z.string()),
+    api_version: apiVersion,
     status: z.enum(['enabled', 'disabled']),
     disabled_reason: z.string().nullable().meta({
       description: 'gone (the endpoint answered 410), too_many_failures, disabled_by_partner, disabled_by_operator (support or an admin)',
@@ -68,6 +75,7 @@ export const attemptResource = z
   .object({
     attempt: z.number().int(),
     trigger: z.enum(['scheduled', 'manual', 'replay']),
+    api_version: versionField.meta({ description: 'The version its body was rendered in' }),
     started_at: z.number().meta({ description: 'Unix time with milliseconds' }),
     duration_ms: z.number().int(),
     response_status: z.number().int().nullable(),
@@ -86,6 +94,9 @@ export const deliveryResource = z
     event_id: ulidString,
     event_type: z.string(),
     status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
+    api_version: versionField.meta({
+      description: "The version its attempts render the event in: the subscription's when it was made, or reopened by a redelivery or replay",
+    }),
     attempt_count: z.number().int(),
     next_attempt_at: unixTime.nullable(),
     created: unixTime,

@@ -34,6 +34,7 @@ export interface DeliveryRow {
   url: string;
   orderId: string | null;
   outcome: DeliveryOutcome;
+  apiVersion: string;
   attemptCount: number;
   nextAttemptAt: Date | null;
   lastAttemptAt: Date | null;
@@ -119,6 +120,7 @@ async function selectDeliveries(ctx: Ctx, where: SQL | undefined, limit?: number
       url: webhookSubscriptions.url,
       objectId: events.objectId,
       outcome: webhookDeliveries.status,
+      apiVersion: webhookDeliveries.apiVersion,
       attemptCount: webhookDeliveries.attempts,
       nextAttemptAt: webhookDeliveries.nextAttemptAt,
       lastAttemptAt: webhookDeliveries.lastAttemptAt,

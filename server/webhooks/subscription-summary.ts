@@ -9,6 +9,8 @@ export interface SubscriptionSummary {
   url: string;
   description: string | null;
   eventFilters: string[];
+  /** The version its deliveries are rendered in. */
+  apiVersion: string;
   status: SubscriptionRow['status'];
   disabledReason: string | null;
   /** First failure since the last success; null while it succeeds. */
@@ -25,6 +27,7 @@ export function summariseSubscription(row: SubscriptionRow): SubscriptionSummary
     url: row.url,
     description: row.description,
     eventFilters: row.eventFilters,
+    apiVersion: row.apiVersion,
     status: row.status,
     disabledReason: row.disabledReason,
     failingSince: row.failingSince,

@@ -31,6 +31,8 @@ export async function updateWebhook({
         ...(url !== undefined ? { url } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(input.event_filters !== undefined ? { eventFilters: [...new Set(input.event_filters)] } : {}),
+        // Deliveries made from now on; those on their way keep the version they were made in (their retries resend the same bytes).
+        ...(input.api_version !== undefined ? { apiVersion: input.api_version } : {}),
         ...statusChange,
         updatedAt: new Date(),
       })

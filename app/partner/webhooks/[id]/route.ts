@@ -20,7 +20,8 @@ export const GET = partnerRoute({
 export const PATCH = partnerRoute({
   operationId: 'updateWebhook',
   summary: 'Update a webhook subscription',
-  description: 'url, description, event_filters, status (`enabled` re-enables a disabled subscription).',
+  description:
+    'url, description, event_filters, status (`enabled` re-enables a disabled subscription), api_version (deliveries made from then on; those on their way keep theirs).',
   tag: 'Webhooks',
   params: idParams,
   body: updateWebhookInput,
