@@ -310,8 +310,8 @@ export class DeliveryEngine {
           : outcome.errorKind;
       const due = claimed.trigger === 'scheduled' && claimed.due_at ? new Date(claimed.due_at).getTime() : undefined;
       const lag = due === undefined || Number.isNaN(due) ? undefined : Math.max(0, startedAt.getTime() - due) / 1000;
-      metrics.attempt(result, errorKind, claimed.trigger, outcome ? outcome.durationMs / 1000 : undefined, lag);
-      if (result === 'succeeded' || result === 'failed' || result === 'skipped') metrics.delivery(result);
+      metrics.attempt(result, errorKind, claimed.trigger, claimed.api_version, outcome ? outcome.durationMs / 1000 : undefined, lag);
+      if (result === 'succeeded' || result === 'failed' || result === 'skipped') metrics.delivery(result, claimed.api_version);
     }
   }
 

@@ -6,6 +6,7 @@ import type postgres from 'postgres';
 import type { PoolUsage } from '@/db/client';
 import type { Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
+import { VERSIONS } from '@/server/versions/registry';
 
 export interface ProcessMetrics extends Metrics {
   registry: Registry;
@@ -16,6 +17,9 @@ export interface ProcessMetrics extends Metrics {
 }
 
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+// The `api_version` label: a known version, or `none` (an answer no version rendered: the console, health checks).
+const KNOWN_VERSIONS = new Set(VERSIONS);
+const versionLabel = (version: string | undefined) => (version !== undefined && KNOWN_VERSIONS.has(version) ? version : 'none');
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 // One statement per scrape, its predicate pg-boss's index of waiting jobs (job_i5: name,
@@ -43,6 +47,14 @@ async function readReplays(sql: postgres.Sql) {
   return row!;
 }
 
+// Pins and subscriptions are a few per partner: grouping them by version at scrape reads two small tables.
+async function readVersionsInUse(sql: postgres.Sql) {
+  return sql<{ kind: string; api_version: string; n: number }[]>`
+    select 'environment' as kind, version as api_version, count(*)::int as n from api_version_pins group by version
+    union all
+    select 'subscription', api_version, count(*)::int from webhook_subscriptions where deleted_at is null group by api_version`;
+}
+
 /** The process's registry and the families the README lists; `sql` is read at scrape time only. */
 export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   const registry = new Registry();
@@ -50,8 +62,8 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
 
   const httpRequests = new Counter({
     name: 'pdp_http_requests_total',
-    help: 'HTTP requests answered, by route pattern (or other), method and status class.',
-    labelNames: ['route', 'method', 'status_class'],
+    help: 'HTTP requests answered, by route pattern (or other), method, status class and the API version a partner answer was rendered in (or none).',
+    labelNames: ['route', 'method', 'status_class', 'api_version'],
     registers: [registry],
   });
   const httpDuration = new Histogram({
@@ -63,14 +75,14 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   });
   const attempts = new Counter({
     name: 'pdp_webhook_attempts_total',
-    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded, lost), error kind and trigger.',
-    labelNames: ['result', 'error_kind', 'trigger'],
+    help: 'Webhook attempts recorded, by result (succeeded, retrying, failed, skipped, unrecorded, lost), error kind, trigger and the API version of the body.',
+    labelNames: ['result', 'error_kind', 'trigger', 'api_version'],
     registers: [registry],
   });
   const deliveries = new Counter({
     name: 'pdp_webhook_deliveries_total',
-    help: 'Deliveries that reached a final state in this process, by result (succeeded, failed, skipped).',
-    labelNames: ['result'],
+    help: 'Deliveries that reached a final state in this process, by result (succeeded, failed, skipped) and the API version of the event.',
+    labelNames: ['result', 'api_version'],
     registers: [registry],
   });
   const lateRenewals = new Counter({
@@ -151,6 +163,20 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     },
   });
 
+  new Gauge({
+    name: 'pdp_api_versions_in_use',
+    help: 'Partner environments pinned to each API version, and live webhook subscriptions on each: who still speaks an old one.',
+    labelNames: ['kind', 'api_version'],
+    registers: [registry],
+    async collect() {
+      const rows = await readVersionsInUse(sql).catch(() => undefined);
+      if (!rows) return;
+      // Every known version has its series, 0 when unused, so a version nobody speaks any more reads 0, not absent.
+      for (const kind of ['environment', 'subscription']) for (const version of VERSIONS) this.set({ kind, api_version: version }, 0);
+      for (const r of rows) this.set({ kind: r.kind, api_version: versionLabel(r.api_version) }, r.n);
+    },
+  });
+
   let pool: (() => PoolUsage) | undefined;
   new Gauge({
     name: 'pdp_db_pool_connections',
@@ -188,14 +214,15 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     registry,
     scrape: () => registry.metrics(),
     readPool: (read) => void (pool = read),
-    httpRequest(route, method, status, seconds) {
+    httpRequest(route, method, status, seconds, apiVersion) {
       const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
       const m = METHODS.has(method) ? method : 'other';
-      const key = `${route} ${m} ${statusClass}`;
+      const version = versionLabel(apiVersion);
+      const key = `${route} ${m} ${statusClass} ${version}`;
       let child = httpChildren.get(key);
       if (!child) {
         child = {
-          count: httpRequests.labels({ route, method: m, status_class: statusClass }),
+          count: httpRequests.labels({ route, method: m, status_class: statusClass, api_version: version }),
           duration: httpDuration.labels({ route, status_class: statusClass }),
         };
         httpChildren.set(key, child);
@@ -203,13 +230,13 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
       child.count.inc();
       child.duration.observe(seconds);
     },
-    attempt(result, errorKind, trigger, durationSeconds, lagSeconds) {
-      attempts.inc({ result, error_kind: errorKind, trigger });
+    attempt(result, errorKind, trigger, apiVersion, durationSeconds, lagSeconds) {
+      attempts.inc({ result, error_kind: errorKind, trigger, api_version: versionLabel(apiVersion) });
       if (durationSeconds !== undefined) attemptDuration.observe(durationSeconds);
       if (lagSeconds !== undefined) lag.observe(lagSeconds);
     },
-    delivery(result) {
-      deliveries.inc({ result });
+    delivery(result, apiVersion) {
+      deliveries.inc({ result, api_version: versionLabel(apiVersion) });
     },
     claimRenewalLate() {
       lateRenewals.inc();
