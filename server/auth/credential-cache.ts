@@ -87,7 +87,10 @@ export class CredentialCache {
       })
       .from(credentials)
       .innerJoin(partners, eq(partners.id, credentials.partnerId))
-      .leftJoin(apiVersionPins, and(eq(apiVersionPins.partnerId, credentials.partnerId), eq(apiVersionPins.environment, credentials.environment)))
+      .leftJoin(
+        apiVersionPins,
+        and(eq(apiVersionPins.partnerId, credentials.partnerId), eq(apiVersionPins.environment, credentials.environment)),
+      )
       .leftJoin(allowlistEntries, and(eq(allowlistEntries.partnerId, credentials.partnerId)))
       .where(eq(credentials.keyHash, keyHash));
     const first = rows[0];

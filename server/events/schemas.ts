@@ -17,7 +17,7 @@ export const eventResource = z
     data: z.object({
       object: z.looseObject({ id: z.string(), status: z.string() }).meta({
         description:
-          "The resource concerned, as its GET returns it, an order without its status_history (GET /partner/orders/{id} has it); for webhook.test the subscription",
+          'The resource concerned, as its GET returns it, an order without its status_history (GET /partner/orders/{id} has it); for webhook.test the subscription',
       }),
       previous_attributes: z
         .record(z.string(), z.unknown())

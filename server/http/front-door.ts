@@ -68,7 +68,10 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
         if (metrics) routePatterns.set(env.incoming as IncomingMessage, route.path);
         const handler = route.handlers[request.method as HttpMethod];
         if (!handler) return finish(methodNotAllowed(route, services), env.incoming as IncomingMessage);
-        return finish(await handler(request, { params: Promise.resolve(params), services: routeServices }), env.incoming as IncomingMessage);
+        return finish(
+          await handler(request, { params: Promise.resolve(params), services: routeServices }),
+          env.incoming as IncomingMessage,
+        );
       }
       return finish(notFound(request.url), env.incoming as IncomingMessage);
     });
@@ -88,7 +91,13 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
       const started = performance.now();
       res.once('finish', () => {
         const route = routePatterns.get(req) ?? (FIXED_PATHS.has(pathname) ? pathname : 'other');
-        metrics.observe.httpRequest(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000, answeredVersions.get(req));
+        metrics.observe.httpRequest(
+          route,
+          req.method ?? 'GET',
+          res.statusCode,
+          (performance.now() - started) / 1000,
+          answeredVersions.get(req),
+        );
       });
     }
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });

@@ -51,7 +51,10 @@ async function settle(response: Response): Promise<{ response: Response; stored:
   const text = await response.text();
   // The version that rendered the answer is part of it: a replay is that answer again, in that version.
   const version = response.headers.get('x-service-version');
-  const headers = { 'content-type': response.headers.get('content-type') ?? 'application/json', ...(version ? { 'x-service-version': version } : {}) };
+  const headers = {
+    'content-type': response.headers.get('content-type') ?? 'application/json',
+    ...(version ? { 'x-service-version': version } : {}),
+  };
   return {
     response: new Response(text, { status: response.status, headers: response.headers }),
     stored: { status: response.status, body: text, headers },

@@ -46,7 +46,11 @@ export function alternative(body: unknown): Alternative {
 }
 
 /** The handler's answer, in the latest version, rendered in the request's and saying which (stored with it by idempotency). */
-function answer(def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] }, result: unknown, version: string): Response {
+function answer(
+  def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] },
+  result: unknown,
+  version: string,
+): Response {
   const headers = { [VERSION_HEADER]: version };
   if (def.alternative && typeof result === 'object' && result !== null && ALTERNATIVE in result) {
     return jsonResponse(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
@@ -135,7 +139,9 @@ export function partnerRoute<
             request,
             // An absent body reads as {}; a JSON `null` is a body, and not an object.
             // Sent in the request's version, validated in the latest: the body goes up through the changes since.
-            body: (def.body ? parseOrThrow(def.body, upgradeRequest(spec.operationId, body === undefined ? {} : body.value, version)) : undefined) as Infer<B>,
+            body: (def.body
+              ? parseOrThrow(def.body, upgradeRequest(spec.operationId, body === undefined ? {} : body.value, version))
+              : undefined) as Infer<B>,
             query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
             params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
             version,

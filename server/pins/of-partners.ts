@@ -18,7 +18,13 @@ export interface PinSummary {
 }
 
 /** Both environments' pins of several partners at once (a page of partners asks once), sandbox first. */
-export async function pinsOfPartners({ ctx, input }: { ctx: Ctx; input: { partnerIds: readonly string[] } }): Promise<Map<string, PinSummary[]>> {
+export async function pinsOfPartners({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { partnerIds: readonly string[] };
+}): Promise<Map<string, PinSummary[]>> {
   const byPartner = new Map<string, PinSummary[]>();
   if (input.partnerIds.length === 0) return byPartner;
   const ids = [...input.partnerIds];
@@ -36,7 +42,9 @@ export async function pinsOfPartners({ ctx, input }: { ctx: Ctx; input: { partne
           partnerId: owner.id,
           environment,
           version: pin?.version ?? null,
-          firstRequestPins: pin?.version ?? versionForFirstRequest({ environment, firstPinVersion: owner.firstPinVersion, sandboxPin: of('sandbox')?.version }),
+          firstRequestPins:
+            pin?.version ??
+            versionForFirstRequest({ environment, firstPinVersion: owner.firstPinVersion, sandboxPin: of('sandbox')?.version }),
           previousVersion: pin?.previousVersion ?? null,
           pinnedAt: pin?.pinnedAt ?? null,
           changedAt: pin?.changedAt ?? null,
@@ -49,7 +57,13 @@ export async function pinsOfPartners({ ctx, input }: { ctx: Ctx; input: { partne
 }
 
 /** How many live subscriptions of each partner are on a version older than the latest (one statement for a page). */
-export async function olderSubscriptionCounts({ ctx, input }: { ctx: Ctx; input: { partnerIds: readonly string[] } }): Promise<Map<string, number>> {
+export async function olderSubscriptionCounts({
+  ctx,
+  input,
+}: {
+  ctx: Ctx;
+  input: { partnerIds: readonly string[] };
+}): Promise<Map<string, number>> {
   if (input.partnerIds.length === 0) return new Map();
   const t = webhookSubscriptions;
   const rows = await ctx.db

@@ -10,7 +10,9 @@ export const pinResource = z
     previous_version: versionField.nullable().meta({ description: 'The pin the last upgrade replaced, while a rollback can return to it' }),
     pinned_at: unixTime.meta({ description: "The environment's first request, which pinned it" }),
     changed_at: unixTime.nullable().meta({ description: 'The last upgrade or rollback' }),
-    rollback_until: unixTime.nullable().meta({ description: 'Until when POST /partner/api-version/rollback returns to previous_version (72 h after the upgrade)' }),
+    rollback_until: unixTime
+      .nullable()
+      .meta({ description: 'Until when POST /partner/api-version/rollback returns to previous_version (72 h after the upgrade)' }),
     latest_version: versionField,
   })
   .meta({ id: 'ApiVersionPin' });

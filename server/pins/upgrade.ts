@@ -8,7 +8,8 @@ import { compareVersions, LATEST_VERSION } from '../versions/registry';
 import { findPin } from './find';
 import { presentPin } from './present';
 import { ROLLBACK_HOURS } from './rollback-window';
-import type { PinResource, UpgradePinInput } from './schemas';
+import { parseOrThrow } from '../validation';
+import { upgradePinInput, type PinResource, type UpgradePinInput } from './schemas';
 
 /**
  * Moves an environment's pin to a newer version (the latest by default), keeping the one it leaves for a
@@ -18,7 +19,8 @@ import type { PinResource, UpgradePinInput } from './schemas';
  */
 export async function upgradePin({ ctx, input }: { ctx: TenantCtx; input: UpgradePinInput }): Promise<PinResource> {
   const { partnerId, environment } = ctx.actor;
-  const target = input.version ?? LATEST_VERSION;
+  // Checked here too: an operator's call comes through GraphQL, which knows no version list.
+  const target = parseOrThrow(upgradePinInput, input).version ?? LATEST_VERSION;
   return withTransaction(ctx, async (tx) => {
     await findPartnerOrThrow(tx, partnerId);
     const pin = await findPin(tx, true);

@@ -2,7 +2,10 @@
 export type JsonObject = Record<string, unknown>;
 
 /** An OpenAPI 3.1 document as data (server/http/openapi.ts generates the newest one from the zod schemas). */
-export type OpenApiDocument = { info: { version: string; description?: string }; components?: { schemas?: Record<string, JsonSchema> } } & JsonObject;
+export type OpenApiDocument = {
+  info: { version: string; description?: string };
+  components?: { schemas?: Record<string, JsonSchema> };
+} & JsonObject;
 export type JsonSchema = { properties?: Record<string, JsonSchema>; required?: string[]; description?: string } & JsonObject;
 
 /** What a resource transform may read besides the resource: the stored record it was presented from (an event's row). */

@@ -17,10 +17,15 @@ export function parseVersion(value: string, param: string): string {
     });
   }
   if (!isKnownVersion(value)) {
-    throw new AppError('invalid_request', 'api_version_unknown', `Unknown version '${value}' in ${param}: the known versions are ${known}.`, {
-      param,
-      extra: { known_versions: VERSIONS },
-    });
+    throw new AppError(
+      'invalid_request',
+      'api_version_unknown',
+      `Unknown version '${value}' in ${param}: the known versions are ${known}.`,
+      {
+        param,
+        extra: { known_versions: VERSIONS },
+      },
+    );
   }
   return value;
 }

@@ -95,7 +95,8 @@ export const deliveryResource = z
     event_type: z.string(),
     status: z.enum(['pending', 'succeeded', 'failed', 'skipped']),
     api_version: versionField.meta({
-      description: "The version its attempts render the event in: the subscription's when it was made, or reopened by a redelivery or replay",
+      description:
+        "The version its attempts render the event in: the subscription's when it was made, or reopened by a redelivery or replay",
     }),
     attempt_count: z.number().int(),
     next_attempt_at: unixTime.nullable(),

@@ -16,7 +16,26 @@ afterAll(() => sql.end());
 
 const key = fc.oneof(
   fc.string({ maxLength: 6 }),
-  fc.constantFrom('id', 'data', 'type', 'object', 'created', 'livemode', 'status_history', '10', '2', '02', '-1', 'é', 'z', 'Ω', '日本', '𝄞', ''),
+  fc.string({ maxLength: 4, unit: 'binary' }),
+  fc.constantFrom(
+    'id',
+    'data',
+    'type',
+    'object',
+    'created',
+    'livemode',
+    'status_history',
+    '10',
+    '2',
+    '02',
+    '-1',
+    'é',
+    'z',
+    'Ω',
+    '日本',
+    '𝄞',
+    '',
+  ),
 );
 const json = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(
@@ -30,7 +49,8 @@ const json = fc.letrec<{ value: unknown }>((tie) => ({
   ),
 })).value;
 // Postgres text cannot hold U+0000 or a lone surrogate: the API refuses them before they are stored.
-const storable = (v: unknown) => !/\u0000|[\ud800-\udfff](?<![\ud800-\udbff][\udc00-\udfff])/u.test(JSON.stringify(v));
+// (JSON.stringify writes both as escapes: \u0000, \ud800.)
+const storable = (v: unknown) => !/\\u0000|\\ud[89a-f][0-9a-f]{2}/.test(JSON.stringify(v));
 
 describe('canonicalJson', () => {
   it('writes any JSON object in the bytes that JSON.stringify of its jsonb text wrote', async () => {

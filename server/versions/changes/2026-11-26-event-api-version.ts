@@ -6,7 +6,9 @@ const EVENT = {
   created: 1_767_227_400,
   livemode: false,
   type: 'webhook.test',
-  data: { object: { id: '01JGQ10A2B3C4D5E6F7G8H9J0K', object: 'webhook_subscription', url: 'https://example.com/webhooks', status: 'enabled' } },
+  data: {
+    object: { id: '01JGQ10A2B3C4D5E6F7G8H9J0K', object: 'webhook_subscription', url: 'https://example.com/webhooks', status: 'enabled' },
+  },
 };
 
 /** Events say which version they were rendered in, so a receiver on two subscriptions can tell the shapes apart. */

@@ -41,7 +41,9 @@ export const eventPreviousAttributes = defineChange({
       if (source === undefined) throw new Error('an event is rendered in an older version without its stored source');
       const { previous_attributes: _, ...data } = event.data as JsonObject;
       const history = (source as Source).envelope.data.object.status_history;
-      return history === undefined ? { ...event, data } : { ...event, data: { ...data, object: { ...(data.object as JsonObject), status_history: history } } };
+      return history === undefined
+        ? { ...event, data }
+        : { ...event, data: { ...data, object: { ...(data.object as JsonObject), status_history: history } } };
     },
   },
   openapi(document) {
@@ -63,7 +65,13 @@ export const eventPreviousAttributes = defineChange({
     },
     {
       resource: 'event',
-      source: { envelope: { ...STORED, type: 'webhook.test', data: { object: { id: ORDER.id, object: 'webhook_subscription', status: 'enabled' } } } },
+      source: {
+        envelope: {
+          ...STORED,
+          type: 'webhook.test',
+          data: { object: { id: ORDER.id, object: 'webhook_subscription', status: 'enabled' } },
+        },
+      },
       before: { ...STORED, type: 'webhook.test', data: { object: { id: ORDER.id, object: 'webhook_subscription', status: 'enabled' } } },
       after: { ...STORED, type: 'webhook.test', data: { object: { id: ORDER.id, object: 'webhook_subscription', status: 'enabled' } } },
     },
