@@ -61,6 +61,7 @@ function toAttempt(a: AttemptRow): DeliveryAttempt {
     number: a.number,
     trigger: a.trigger,
     requestedBy: a.requestedBy,
+    apiVersion: a.apiVersion,
     startedAt: a.startedAt,
     durationMs: a.durationMs,
     requestHeaders: headerList(a.requestHeaders),

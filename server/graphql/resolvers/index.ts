@@ -1,5 +1,6 @@
 import type { ClassType } from 'type-graphql';
 import { AccessRequestResolver } from './access-requests';
+import { ApiVersionResolver } from './api-versions';
 import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
@@ -21,6 +22,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   MetricsResolver,
   PartnerResolver,
   PartnerAdminResolver,
+  ApiVersionResolver,
   GoLiveResolver,
   WebhookSubscriptionResolver,
   OrderResolver,

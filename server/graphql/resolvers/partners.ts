@@ -1,13 +1,14 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { listAllowlistEntries } from '@/server/allowlist/list';
 import { listCredentials } from '@/server/credentials/list';
 import type { OwnedPage } from '@/server/owned-page';
 import { getPartner } from '@/server/partners/get';
 import { listPartners } from '@/server/partners/list';
+import { olderSubscriptionCounts, pinsOfPartners, type PinSummary } from '@/server/pins/of-partners';
 import { listSubscriptionsOfPartners } from '@/server/webhooks/list-of-partners';
 import { connectionOf, PageArgs, pageOf, toConnection, type Connection } from '../connection';
 import { loader, type GraphQLContext } from '../context';
-import { AllowlistEntry, Credential, Partner, WebhookSubscription } from '../types/partner';
+import { AllowlistEntry, ApiVersionPin, Credential, Partner, WebhookSubscription } from '../types/partner';
 
 @ObjectType('PartnerConnection')
 class PartnerConnection extends connectionOf(Partner, 'Partner') {}
@@ -50,9 +51,18 @@ export class PartnerResolver {
     @Ctx() { ctx }: GraphQLContext,
     @Args(() => PageArgs) page: PageArgs,
     @Arg('search', () => String, { nullable: true }) search?: string | null,
+    @Arg('olderApiVersion', () => Boolean, {
+      nullable: true,
+      description:
+        'true: only partners still on an API version older than the latest (an environment pinned to one, or to be pinned to one at its first request, or a live subscription on one).',
+    })
+    olderApiVersion?: boolean | null,
   ): Promise<PartnerConnection> {
     const { first, after } = pageOf(page);
-    const rows = await listPartners({ ctx, input: { search: search ?? undefined, limit: first + 1, after } });
+    const rows = await listPartners({
+      ctx,
+      input: { search: search ?? undefined, limit: first + 1, after, olderApiVersion: olderApiVersion ?? undefined },
+    });
     return toConnection(rows, first, (p) => p.id);
   }
 
@@ -82,6 +92,26 @@ export class PartnerResolver {
     @Args(() => PageArgs) page: PageArgs,
   ): Promise<AllowlistEntryConnection> {
     return childPage(context, 'allowlist', listAllowlistEntries, partner.id, page);
+  }
+
+  @Authorized()
+  @FieldResolver(() => [ApiVersionPin], { description: 'The API version of each environment, sandbox first.' })
+  apiVersions(@Root() partner: Partner, @Ctx() context: GraphQLContext): Promise<ApiVersionPin[]> {
+    const pins = loader<string, PinSummary[]>(context, 'apiVersionPins', async (partnerIds) => {
+      const found = await pinsOfPartners({ ctx: context.ctx, input: { partnerIds } });
+      return partnerIds.map((id) => found.get(id) ?? []);
+    });
+    return pins.load(partner.id);
+  }
+
+  @Authorized()
+  @FieldResolver(() => Int, { description: 'Live webhook subscriptions on an API version older than the latest.' })
+  subscriptionsOnOlderApiVersions(@Root() partner: Partner, @Ctx() context: GraphQLContext): Promise<number> {
+    const counts = loader<string, number>(context, 'olderSubscriptionCounts', async (partnerIds) => {
+      const found = await olderSubscriptionCounts({ ctx: context.ctx, input: { partnerIds } });
+      return partnerIds.map((id) => found.get(id) ?? 0);
+    });
+    return counts.load(partner.id);
   }
 
   @Authorized()

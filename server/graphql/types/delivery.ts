@@ -53,6 +53,9 @@ export class DeliveryAttempt {
   })
   requestedBy!: string | null;
 
+  @Field(() => String, { description: 'The API version its body was rendered in.' })
+  apiVersion!: string;
+
   @Field(() => Date)
   startedAt!: Date;
 
@@ -115,6 +118,11 @@ export class Delivery {
 
   @Field(() => DELIVERY_OUTCOMES)
   outcome!: DeliveryOutcome;
+
+  @Field(() => String, {
+    description: "The API version its attempts render the event in: the subscription's when made, or reopened by a redelivery or replay.",
+  })
+  apiVersion!: string;
 
   @Field(() => Int)
   attemptCount!: number;

@@ -119,6 +119,33 @@ export class Partner {
   rateLimit!: RateLimit;
 }
 
+@ObjectType('ApiVersionPin', { description: 'The API version one environment of a partner speaks: pinned at its first request.' })
+export class ApiVersionPin {
+  @Field(() => ID)
+  partnerId!: string;
+
+  @Field(() => ENVIRONMENTS)
+  environment!: Environment;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD; null: the environment has made no request yet.' })
+  version!: string | null;
+
+  @Field(() => String, { description: 'The version its first request pins (its version, once pinned).' })
+  firstRequestPins!: string;
+
+  @Field(() => String, { nullable: true, description: 'The version the last upgrade left, while a rollback can return to it.' })
+  previousVersion!: string | null;
+
+  @Field(() => Date, { nullable: true })
+  pinnedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'The last upgrade or rollback.' })
+  changedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'Until when a rollback is possible (72 h after the upgrade).' })
+  rollbackUntil!: Date | null;
+}
+
 @ObjectType('Credential', {
   description: "A partner's API credential. The key is shown once, when issued; neither it nor its hash is readable here.",
 })
@@ -260,6 +287,9 @@ export class WebhookSubscription {
 
   @Field(() => [String], { description: 'Event types delivered; empty: every type.' })
   eventFilters!: string[];
+
+  @Field(() => String, { description: 'The API version its deliveries are rendered in (YYYY-MM-DD).' })
+  apiVersion!: string;
 
   @Field(() => SUBSCRIPTION_STATUSES)
   status!: keyof typeof SUBSCRIPTION_STATUSES;
