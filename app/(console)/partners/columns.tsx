@@ -3,7 +3,7 @@
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
 import { timeColumn } from '../../_console/ui/cells';
-import type { PartnerRow } from './query';
+import type { OlderVersionRow, PartnerRow } from './query';
 
 export const columns: ColumnDef<PartnerRow, unknown>[] = [
   { header: 'Name', cell: ({ row }) => <Link href={`/partners/${row.original.id}`}>{row.original.name}</Link> },
@@ -15,3 +15,19 @@ export const columns: ColumnDef<PartnerRow, unknown>[] = [
   },
   timeColumn('Created', (r) => r.createdAt),
 ];
+
+/** Where a partner still speaks an older version: environments (pinned, or to be pinned at their first request) and subscriptions. */
+export function olderVersionColumns(latest: string): ColumnDef<OlderVersionRow, unknown>[] {
+  return [
+    { header: 'Name', cell: ({ row }) => <Link href={`/partners/${row.original.id}`}>{row.original.name}</Link> },
+    {
+      header: 'Environments on an older version',
+      cell: ({ row }) =>
+        row.original.apiVersions
+          .filter((p) => (p.version ?? p.firstRequestPins) < latest)
+          .map((p) => (p.version ? `${p.environment} ${p.version}` : `${p.environment} ${p.firstRequestPins} (at its first request)`))
+          .join(', ') || '—',
+    },
+    { header: 'Subscriptions on an older version', cell: ({ row }) => row.original.subscriptionsOnOlderApiVersions },
+  ];
+}

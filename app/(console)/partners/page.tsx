@@ -14,8 +14,8 @@ import { FilterField, FilterForm } from '../../_console/ui/filter-form';
 import { Pager } from '../../_console/ui/pager';
 import { useUrlState } from '../../_console/ui/url-state';
 import { useMay } from '../../_console/viewer';
-import { columns } from './columns';
-import { PartnersPage } from './query';
+import { columns, olderVersionColumns } from './columns';
+import { OlderVersionsPage, PartnersPage } from './query';
 
 const CreatePartner = graphql(`
   mutation CreatePartner($name: String!) {
@@ -27,7 +27,7 @@ const CreatePartner = graphql(`
 `);
 
 export default function Partners() {
-  const [{ q, after }, setUrl] = useUrlState(['q', 'after'] as const);
+  const [{ q, after, olderAfter }, setUrl] = useUrlState(['q', 'after', 'olderAfter'] as const);
   const [{ data, error, fetching }] = useQuery({ query: PartnersPage, variables: { search: q ?? null, after: after ?? null } });
   const errors = apiErrors(error);
   return (
@@ -45,7 +45,27 @@ export default function Partners() {
         empty={fetching ? 'Loading…' : q ? 'No partner matches.' : 'No partners yet.'}
       />
       {data && <Pager pageInfo={data.partners.pageInfo} after={after} onPage={(next) => setUrl({ after: next })} />}
+      <OlderVersions after={olderAfter} onPage={(next) => setUrl({ olderAfter: next })} />
     </>
+  );
+}
+
+/** Who to nudge before an old version's end: partners whose environments or subscriptions speak one. */
+function OlderVersions({ after, onPage }: { after?: string; onPage: (after: string | undefined) => void }) {
+  const [{ data, error, fetching }] = useQuery({ query: OlderVersionsPage, variables: { after: after ?? null } });
+  const latest = data?.apiVersions.find((v) => v.latest)?.id ?? '';
+  return (
+    <section aria-labelledby="older-versions">
+      <h2 id="older-versions">On older API versions</h2>
+      <ErrorList errors={apiErrors(error)} />
+      <DataTable
+        caption={`Partners with an environment or a webhook subscription on a version older than ${latest || 'the latest'}, newest first`}
+        columns={olderVersionColumns(latest)}
+        rows={data?.partners.nodes ?? []}
+        empty={fetching ? 'Loading…' : 'Every partner is on the latest version.'}
+      />
+      {data && <Pager pageInfo={data.partners.pageInfo} after={after} onPage={onPage} />}
+    </section>
   );
 }
 

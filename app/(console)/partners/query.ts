@@ -24,3 +24,31 @@ export const PartnersPage = graphql(`
 `);
 
 export type PartnerRow = ResultOf<typeof PartnersPage>['partners']['nodes'][number];
+
+/** Partners that still speak an API version older than the latest, with where they do. */
+export const OlderVersionsPage = graphql(`
+  query PartnersOnOlderVersions($after: String) {
+    apiVersions {
+      id
+      latest
+    }
+    partners(olderApiVersion: true, after: $after, first: 25) {
+      nodes {
+        id
+        name
+        apiVersions {
+          environment
+          version
+          firstRequestPins
+        }
+        subscriptionsOnOlderApiVersions
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
+  }
+`);
+
+export type OlderVersionRow = ResultOf<typeof OlderVersionsPage>['partners']['nodes'][number];

@@ -30,6 +30,24 @@ const RevokeCredential = graphql(`
   }
 `);
 
+const UpgradeApiVersion = graphql(`
+  mutation UpgradeApiVersion($partnerId: ID!, $environment: Environment!) {
+    upgradeApiVersion(partnerId: $partnerId, environment: $environment) {
+      environment
+      version
+    }
+  }
+`);
+
+const RollbackApiVersion = graphql(`
+  mutation RollbackApiVersion($partnerId: ID!, $environment: Environment!) {
+    rollbackApiVersion(partnerId: $partnerId, environment: $environment) {
+      environment
+      version
+    }
+  }
+`);
+
 const RemoveAllowlistEntry = graphql(`
   mutation RemoveAllowlistEntry($partnerId: ID!, $cidr: String!) {
     removeAllowlistEntry(partnerId: $partnerId, cidr: $cidr)
@@ -39,6 +57,7 @@ const RemoveAllowlistEntry = graphql(`
 type CredentialRow = PartnerData['credentials']['nodes'][number];
 type EntryRow = PartnerData['allowlist']['nodes'][number];
 type SubscriptionRow = PartnerData['webhookSubscriptions']['nodes'][number];
+type PinRow = PartnerData['apiVersions'][number];
 
 /** The partner's credentials; the hand-over column offers a new link to those who may send one, the last column revokes. */
 export function credentialColumns({
@@ -186,6 +205,122 @@ function RemoveCell({ partnerId, row, onRemoved }: { partnerId: string; row: Ent
   );
 }
 
+/** Each environment's API version; admins upgrade it to the latest, or roll an upgrade back within its window. */
+export function apiVersionColumns({
+  partnerId,
+  latest,
+  mayUpgrade,
+  mayRollback,
+  refresh,
+}: {
+  partnerId: string;
+  latest: string;
+  mayUpgrade: boolean;
+  mayRollback: boolean;
+  refresh: Refresh;
+}): ColumnDef<PinRow, unknown>[] {
+  const columns: ColumnDef<PinRow, unknown>[] = [
+    { header: 'Environment', accessorKey: 'environment' },
+    {
+      header: 'Version',
+      cell: ({ row }) => {
+        const { version, firstRequestPins } = row.original;
+        const older = (version ?? firstRequestPins) < latest;
+        return (
+          <span data-testid={`api-version-${row.original.environment}`} className={older ? 'status-bad' : undefined}>
+            {version ?? <span className="muted">not pinned yet: its first request pins {firstRequestPins}</span>}
+            {version && older && ` (older than ${latest})`}
+          </span>
+        );
+      },
+    },
+    {
+      header: 'Rollback',
+      cell: ({ row }) =>
+        row.original.previousVersion && row.original.rollbackUntil ? (
+          <>
+            to {row.original.previousVersion} until {formatTime(row.original.rollbackUntil)}
+          </>
+        ) : (
+          '—'
+        ),
+    },
+    timeColumn('Pinned', (r) => r.pinnedAt),
+    timeColumn('Changed', (r) => r.changedAt),
+  ];
+  if (mayUpgrade || mayRollback) {
+    columns.push({
+      header: 'Actions',
+      id: 'version-actions',
+      cell: ({ row }) => (
+        <PinActions
+          partnerId={partnerId}
+          row={row.original}
+          latest={latest}
+          mayUpgrade={mayUpgrade}
+          mayRollback={mayRollback}
+          onDone={refresh}
+        />
+      ),
+    });
+  }
+  return columns;
+}
+
+function PinActions({
+  partnerId,
+  row,
+  latest,
+  mayUpgrade,
+  mayRollback,
+  onDone,
+}: {
+  partnerId: string;
+  row: PinRow;
+  latest: string;
+  mayUpgrade: boolean;
+  mayRollback: boolean;
+  onDone: Refresh;
+}) {
+  const [upgraded, upgrade] = useMutation(UpgradeApiVersion);
+  const [rolledBack, rollback] = useMutation(RollbackApiVersion);
+  const { environment } = row;
+  const canUpgrade = mayUpgrade && (row.version ?? row.firstRequestPins) < latest;
+  const canRollback = mayRollback && row.previousVersion && row.rollbackUntil && new Date(row.rollbackUntil).getTime() > Date.now();
+  if (!canUpgrade && !canRollback) return <span className="muted">—</span>;
+  return (
+    <>
+      {canUpgrade && (
+        <ConfirmButton
+          label={`Upgrade ${environment} to ${latest}`}
+          title={`Upgrade the ${environment} environment to ${latest}?`}
+          description={`Its requests without X-Service-Version are answered in ${latest} within a few seconds; the partner (or an admin) can roll back for 72 hours. Webhook subscriptions keep their own versions.`}
+          confirmLabel="Upgrade"
+          disabled={upgraded.fetching}
+          onConfirm={async () => {
+            const done = await upgrade({ partnerId, environment });
+            if (done.data) onDone();
+          }}
+        />
+      )}
+      {canRollback && (
+        <ConfirmButton
+          label={`Roll ${environment} back to ${row.previousVersion}`}
+          title={`Roll the ${environment} environment back to ${row.previousVersion}?`}
+          description={`Its requests are answered in ${row.previousVersion} again within a few seconds.`}
+          confirmLabel="Roll back"
+          disabled={rolledBack.fetching}
+          onConfirm={async () => {
+            const done = await rollback({ partnerId, environment });
+            if (done.data) onDone();
+          }}
+        />
+      )}
+      <ErrorList errors={[...apiErrors(upgraded.error), ...apiErrors(rolledBack.error)]} />
+    </>
+  );
+}
+
 const DISABLED_REASONS: Record<string, string> = {
   gone: 'the endpoint answered 410 Gone',
   too_many_failures: 'too many failures',
@@ -203,6 +338,7 @@ export const webhookColumns: ColumnDef<SubscriptionRow, unknown>[] = [
     ),
   },
   { header: 'Environment', accessorKey: 'environment' },
+  { header: 'API version', cell: ({ row }) => <span data-testid="subscription-api-version">{row.original.apiVersion}</span> },
   {
     header: 'Status',
     cell: ({ row }) => (

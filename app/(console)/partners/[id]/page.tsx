@@ -7,9 +7,10 @@ import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { AllowlistSection } from './allowlist';
+import { ApiVersionsSection } from './api-versions';
 import { CredentialsSection } from './credentials';
 import { GoLiveSection } from './go-live';
-import { PartnerPage } from './query';
+import { latestOf, PartnerPage } from './query';
 import { RateLimitSection } from './rate-limit';
 import { WebhooksSection } from './webhooks';
 
@@ -51,6 +52,7 @@ export default function Partner() {
       <AllowlistSection partner={partner} refresh={refresh} after={cursors.allowlist} onPage={(c) => setUrl({ allowlist: c })} />
       <GoLiveSection partner={partner} refresh={refresh} />
       <RateLimitSection partner={partner} refresh={refresh} />
+      <ApiVersionsSection partner={partner} latest={latestOf(data.apiVersions)} refresh={refresh} />
       <WebhooksSection partner={partner} after={cursors.webhooks} onPage={(c) => setUrl({ webhooks: c })} />
     </>
   );

@@ -3,6 +3,10 @@ import { graphql, type ResultOf } from '../../../_console/graphql';
 /** Everything the partner page shows, in one request; each list pages on its own cursor (in the URL). */
 export const PartnerPage = graphql(`
   query PartnerPage($id: ID!, $credentialsAfter: String, $allowlistAfter: String, $webhooksAfter: String) {
+    apiVersions {
+      id
+      latest
+    }
     partner(id: $id) {
       id
       name
@@ -15,6 +19,15 @@ export const PartnerPage = graphql(`
         override
         perSecond
         burst
+      }
+      apiVersions {
+        environment
+        version
+        firstRequestPins
+        previousVersion
+        pinnedAt
+        changedAt
+        rollbackUntil
       }
       credentials(first: 25, after: $credentialsAfter) {
         nodes {
@@ -54,6 +67,7 @@ export const PartnerPage = graphql(`
           id
           url
           environment
+          apiVersion
           status
           disabledReason
           failingSince
@@ -73,6 +87,11 @@ export const PartnerPage = graphql(`
 `);
 
 export type PartnerData = ResultOf<typeof PartnerPage>['partner'];
+
+/** The latest version of the partner API, as the page read it. */
+export function latestOf(versions: ResultOf<typeof PartnerPage>['apiVersions']): string {
+  return versions.find((v) => v.latest)?.id ?? '';
+}
 
 /** Sections call this after a change, so the page reads it back from the server. */
 export type Refresh = () => void;
