@@ -1,0 +1,138 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JsonObject, VersionChange } from '@/server/versions/change';
+import { CHANGES, FIRST_VERSION, LATEST_VERSION, VERSIONS } from '@/server/versions/registry';
+import { renderResponse, upgradeRequest, withSource } from '@/server/versions/render';
+
+// The rules a version change lives by (server/versions/change.ts): adding a version is adding its modules and
+// its changelog entry, and this file fails until both are there, and each module's shapes are stated and hold.
+
+const CHANGES_DIR = path.resolve('server/versions/changes');
+const README = readFileSync(path.resolve('README.md'), 'utf8');
+
+/** The README's changelog entry of a version: from its heading to the next heading. */
+function changelogEntry(version: string): string | undefined {
+  const changelog = README.slice(README.indexOf('#### Changelog'));
+  const start = changelog.indexOf(`##### ${version}`);
+  if (start < 0) return undefined;
+  const next = changelog.slice(start + 1).search(/\n#{2,5} /);
+  return changelog.slice(start, next < 0 ? undefined : start + 1 + next);
+}
+
+describe('the versions', () => {
+  it('are dates, oldest first, the first one first and the latest last', () => {
+    expect(VERSIONS[0]).toBe(FIRST_VERSION);
+    expect(VERSIONS.at(-1)).toBe(LATEST_VERSION);
+    expect([...VERSIONS].sort()).toEqual(VERSIONS);
+    expect(new Set(VERSIONS).size).toBe(VERSIONS.length);
+    for (const v of VERSIONS) expect(new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10), v).toBe(v);
+  });
+
+  it('list every module of server/versions/changes/, named <version>-<name>.ts, in the order of their versions', () => {
+    const files = readdirSync(CHANGES_DIR).filter((f) => f.endsWith('.ts'));
+    expect(CHANGES.map((c) => `${c.version}-${c.name}.ts`).sort()).toEqual(files.sort());
+    expect(CHANGES.map((c) => c.version)).toEqual([...CHANGES.map((c) => c.version)].sort());
+    expect(new Set(CHANGES.map((c) => c.name)).size).toBe(CHANGES.length);
+    expect(CHANGES.every((c) => c.version > FIRST_VERSION)).toBe(true);
+  });
+
+  it.each(VERSIONS.map((v) => [v]))('%s has its entry in the README changelog, naming each of its changes', (version) => {
+    const entry = changelogEntry(version);
+    expect(entry, `README.md: no "##### ${version}" under "#### Changelog"`).toBeDefined();
+    for (const change of CHANGES.filter((c) => c.version === version)) {
+      expect(entry, `README.md changelog ${version}: no mention of \`${change.name}\``).toContain(`\`${change.name}\``);
+    }
+  });
+});
+
+describe.each(CHANGES.map((c) => [`${c.version} ${c.name}`, c] as [string, VersionChange]))('the change %s', (_, change) => {
+  it('says what changed and how to migrate', () => {
+    for (const text of [change.title, change.description, change.migration]) expect(text.length).toBeGreaterThan(20);
+  });
+
+  it('has an example of every shape it maps', () => {
+    for (const kind of Object.keys(change.resources ?? {})) {
+      expect(
+        change.examples.some((e) => 'resource' in e && e.resource === kind),
+        `${change.name}: maps "${kind}" resources, with no example of one`,
+      ).toBe(true);
+    }
+    for (const operation of Object.keys(change.requests ?? {})) {
+      expect(
+        change.examples.some((e) => 'request' in e && e.request === operation),
+        `${change.name}: maps ${operation} requests, with no example of one`,
+      ).toBe(true);
+    }
+    expect(change.examples.length).toBeGreaterThan(0);
+  });
+
+  it('maps each example as stated: a resource down from its version, a request up to it', () => {
+    for (const example of change.examples) {
+      if ('resource' in example) {
+        const down = change.resources?.[example.resource];
+        expect(down, `${change.name}: an example of "${example.resource}", which it does not map`).toBeDefined();
+        expect(down!(structuredClone(example.after), { source: example.source })).toEqual(example.before);
+      } else {
+        const up = change.requests?.[example.request];
+        expect(up, `${change.name}: an example of ${example.request}, which it does not map`).toBeDefined();
+        expect(up!(structuredClone(example.before))).toEqual(example.after);
+      }
+    }
+  });
+});
+
+describe('rendering', () => {
+  const stored = {
+    envelope: {
+      id: 'evt',
+      object: 'event',
+      created: 1,
+      livemode: false,
+      type: 'order.picked_up',
+      data: { object: { id: 'ord', object: 'order', status: 'picked_up', metadata: { object: 'event' }, status_history: [1, 2] } },
+    },
+  };
+  const latest = () =>
+    withSource(
+      {
+        id: 'evt',
+        object: 'event',
+        api_version: LATEST_VERSION,
+        created: 1,
+        livemode: false,
+        type: 'order.picked_up',
+        data: {
+          object: { id: 'ord', object: 'order', status: 'picked_up', metadata: { object: 'event' } },
+          previous_attributes: { status: 'x' },
+        },
+      },
+      stored,
+    );
+
+  it('leaves an answer in the latest version as it is', () => {
+    const event = latest();
+    expect(renderResponse(event, LATEST_VERSION)).toBe(event);
+  });
+
+  it('renders resources inside lists and catalog entries, never partner data that looks like one (metadata)', () => {
+    const list = { object: 'list', data: [latest(), { object: 'event_type', example: latest() }], has_more: false };
+    const old = renderResponse(list, FIRST_VERSION) as unknown as { data: [JsonObject, { example: JsonObject }] };
+    expect(old.data[0]).toEqual(stored.envelope);
+    expect(old.data[1].example).toEqual(stored.envelope);
+    // The input is not changed: the latest rendering of the same objects is still there.
+    expect(list.data[0]).toMatchObject({ api_version: LATEST_VERSION });
+  });
+
+  it('stamps an event with the version it is rendered in', () => {
+    for (const version of VERSIONS.filter((v) => v !== FIRST_VERSION)) {
+      expect((renderResponse(latest(), version) as JsonObject).api_version).toBe(version);
+    }
+  });
+
+  it('composes request changes oldest first, and only those after the version', () => {
+    const body = { a: 1 };
+    expect(upgradeRequest('anyOperation', body, LATEST_VERSION)).toBe(body);
+    expect(upgradeRequest('createWebhook', 'not an object', FIRST_VERSION)).toBe('not an object');
+  });
+});
