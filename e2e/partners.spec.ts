@@ -208,3 +208,47 @@ test('a subscription made by REST opens from its partner page to its health, whi
   await expect(theirs.getByTestId('subscription-status')).toHaveText('enabled');
   await other.close();
 });
+
+test("the partner page shows each environment's API version and each subscription's; the partners page lists who is on an older version", async ({
+  page,
+  partnerApi,
+}) => {
+  await signIn(page);
+  const name = `Versioned ${Date.now()}`;
+  const { createPartner } = await operatorApi(page, 'mutation ($name: String!) { createPartner(name: $name) { id } }', { name });
+  const { issueCredential } = await operatorApi(
+    page,
+    'mutation ($id: ID!) { issueCredential(partnerId: $id, environment: sandbox) { clientId key } }',
+    { id: createPartner.id },
+  );
+  const api = partnerApi.as({ clientId: issueCredential.clientId, apiKey: issueCredential.key });
+  // Its first request pins the sandbox to the latest version; a subscription asks for the first one.
+  const versions = (await api.send('GET', '/partner/versions')).body.data as { id: string; latest: boolean }[];
+  const latest = versions.find((v) => v.latest)!.id;
+  const first = versions.at(-1)!.id;
+  const url = `https://127.0.0.1:9/versioned-${Date.now()}`;
+  const hook = await api.post('/partner/webhooks', { url, api_version: first, event_filters: ['webhook.test'] });
+  expect(hook.api_version).toBe(first);
+
+  await page.goto(`/partners/${createPartner.id}`);
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  const pins = page.getByRole('table', { name: /The version each environment's requests are answered in/ });
+  await expect(pins).toContainText(`latest: ${latest}`);
+  await expect(page.getByTestId('api-version-sandbox')).toHaveText(latest);
+  await expect(page.getByTestId('api-version-production')).toHaveText(`not pinned yet: its first request pins ${latest}`);
+  // On the latest already: nothing to upgrade, nothing to roll back.
+  await expect(pins.getByRole('button')).toHaveCount(0);
+  const subscription = page
+    .getByRole('table', { name: /Live subscriptions/ })
+    .getByRole('row')
+    .filter({ hasText: url });
+  await expect(subscription.getByTestId('subscription-api-version')).toHaveText(first);
+  await snapshot(page, 'partner-api-versions', test.info());
+
+  // The partners page names it among those still on an older version, by its subscription.
+  await page.goto('/partners');
+  const older = page.getByRole('table', { name: /on a version older than/ });
+  const row = older.getByRole('row').filter({ hasText: name });
+  await expect(row).toBeVisible();
+  await expect(row.getByRole('cell').nth(2)).toHaveText('1');
+});

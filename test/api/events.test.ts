@@ -7,6 +7,7 @@ import { cliContext } from '@/server/cli/operator-context';
 import { purgeOldEvents } from '@/server/events/retention';
 import { eventResource } from '@/server/events/schemas';
 import { orderResource } from '@/server/orders/schemas';
+import { FIRST_VERSION, LATEST_VERSION } from '@/server/versions/registry';
 import { call } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -82,7 +83,11 @@ const DAY = 86_400_000;
 
 describe('GET /partner/event-types', () => {
   it('lists every catalog type with a description and an example envelope whose object has the matching status', async () => {
-    const res = await call('GET', '/partner/event-types', partner);
+    // In the first version, whose envelopes embed the order whole; the latest's examples are checked below.
+    const res = await call('GET', '/partner/event-types', {
+      ...partner,
+      headers: { ...partner.headers, 'x-service-version': FIRST_VERSION },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'list', has_more: false });
     const types = res.body.data as { object: string; type: string; description: string; example: EventEnvelope }[];
@@ -114,6 +119,17 @@ describe('GET /partner/event-types', () => {
     expect(cancelled.cancellation).toEqual({ reason: expect.any(String), source: expect.any(String) });
   });
 
+  it('shows the examples in the latest version: the order without its history, with the attributes the event changed', async () => {
+    const res = await call('GET', '/partner/event-types', partner);
+    for (const t of res.body.data as { type: string; example: Record<string, never> }[]) {
+      expect(() => eventResource.parse(t.example), t.type).not.toThrow();
+      expect(t.example).toMatchObject({ api_version: LATEST_VERSION, type: t.type });
+      expect(t.example.data).not.toHaveProperty('object.status_history');
+      if (t.type === 'order.created' || t.type === 'webhook.test') expect(t.example.data).not.toHaveProperty('previous_attributes');
+      else expect(t.example.data).toHaveProperty('previous_attributes.status');
+    }
+  });
+
   it('needs credentials', async () => {
     expect((await call('GET', '/partner/event-types', { baseUrl: svc.url, headers: {} })).status).toBe(401);
   });
@@ -128,6 +144,9 @@ describe('GET /partner/events', () => {
 
   beforeAll(async () => {
     lister = await createTestPartner(svc);
+    // A partner of before versions, so it speaks the first version, whose envelopes are the stored ones (the
+    // latest's are rendered from them: test/api/versions.test.ts).
+    await svc.rt.db.execute(sql`update partners set first_pin_version = ${FIRST_VERSION} where id = ${lister.partnerId}`);
     a = (await newOrder(lister)).id;
     b = (await newOrder(lister)).id;
     c = (await newOrder(lister)).id;

@@ -5,6 +5,7 @@ import type { EventEnvelope } from '@/db/schema';
 import { withTransaction } from '@/server/context';
 import { moveOrder } from '@/server/orders/move';
 import type { OrderStatus } from '@/server/orders/state-machine';
+import { FIRST_VERSION } from '@/server/versions/registry';
 import * as api from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -147,8 +148,11 @@ describe('the event outbox', () => {
       expect(jobs[0]).toMatchObject({ name: 'webhooks.fanout', data: { event_id: event.id } });
       expect(jobs[0]!.data).toEqual({ event_id: event.id });
     }
-    // The event list holds the same envelopes, newest first.
-    const listed = await api.call('GET', `/partner/events?order_id=${order.id}&limit=100`, partner);
+    // The event list holds the same envelopes, newest first (in the first version, the stored ones as they are).
+    const listed = await api.call('GET', `/partner/events?order_id=${order.id}&limit=100`, {
+      ...partner,
+      headers: { ...partner.headers, 'x-service-version': FIRST_VERSION },
+    });
     expect(listed.body.data).toEqual((await eventRows(order.id)).map((e) => e.envelope).reverse());
   });
 
