@@ -66,5 +66,10 @@ describe('canonicalJson', () => {
   it('does not depend on the order keys were inserted in', () => {
     expect(canonicalJson({ b: 1, a: { y: 2, x: 1 }, '10': 0, '2': 0 })).toBe(canonicalJson({ '2': 0, a: { x: 1, y: 2 }, '10': 0, b: 1 }));
     expect(canonicalJson({ created: 1, id: 'e', data: {}, type: 't' })).toBe('{"id":"e","data":{},"type":"t","created":1}');
+    expect(canonicalJson([{ b: 1, a: [{ d: 1, c: 2 }] }])).toBe('[{"a":[{"c":2,"d":1}],"b":1}]');
+  });
+
+  it('leaves out undefined properties and writes undefined array items null, as JSON.stringify does', () => {
+    expect(canonicalJson({ b: undefined, a: [undefined, 1] })).toBe('{"a":[null,1]}');
   });
 });
