@@ -134,6 +134,9 @@ export function partnerRoute<
   return Object.assign(handle, { spec: routeSpec });
 }
 
+/** The longest a failed answer waits for its record (keepFailure). */
+const RECORD_WAIT_MS = 250;
+
 /**
  * Which failed answers are kept under their request id (server/request-failures/): every 4xx and 500 of a
  * request that was admitted. Not a 429 (refused before it was admitted), not a 503 (the database those rows
@@ -159,7 +162,7 @@ async function keepFailure(ctx: Ctx<PartnerActor>, request: Request, response: R
   } catch {
     error = undefined;
   }
-  await recordFailedRequest({
+  const recorded = recordFailedRequest({
     ctx,
     input: {
       method: request.method,
@@ -169,6 +172,10 @@ async function keepFailure(ctx: Ctx<PartnerActor>, request: Request, response: R
       message: typeof error?.message === 'string' ? error.message : '',
     },
   });
+  // Recorded before the answer, so the id names it at once; a database that stopped answering (a key still in
+  // the credential cache, a 400 that needed no query) delays the answer by this much at most, and the record
+  // lands late or not at all.
+  await Promise.race([recorded, new Promise((resolve) => setTimeout(resolve, RECORD_WAIT_MS).unref())]);
   return new Response(text, { status, headers });
 }
 
