@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { delayUntil, refreshDelay, RETRY_WAIT_MAX_MS, soonest } from '@/app/_console/deliveries/live';
 import { progressOf, progressText, replayRefreshDelay, stateOf, type ReplayView } from '@/app/_console/replays/progress';
+import { scenarioRunning } from '@/server/orders/scenarios';
 import { replayPhase } from '@/server/replays/progress';
 
 // Issue 24: a replay read "completed" with a full bar and "0 delivered of 6" while its six deliveries were
@@ -151,4 +152,16 @@ describe('refreshDelay (a view of deliveries)', () => {
     expect([delayUntil(NOW + 100, NOW), delayUntil(NOW + 4_001, NOW), delayUntil(NOW + 90_000, NOW)]).toEqual([2000, 5000, 30_000]);
     expect([soonest(null, null), soonest(3000, null), soonest(null, 2000), soonest(3000, 2000)]).toEqual([null, 3000, 2000, 2000]);
   });
+});
+
+it('scenarioRunning: a sandbox scenario moves its order while steps are left, not once finished or stopped', () => {
+  const sim = (next_step: number) => ({ scenario: 'happy_path', step_seconds: 5, next_step });
+  expect([
+    scenarioRunning(null),
+    scenarioRunning(sim(0)),
+    scenarioRunning(sim(4)),
+    scenarioRunning(sim(5)),
+    scenarioRunning(sim(-1)),
+  ]).toEqual([false, true, true, false, false]);
+  expect(scenarioRunning({ scenario: 'unknown', step_seconds: 5, next_step: 0 })).toBe(false);
 });
