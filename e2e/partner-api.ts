@@ -29,14 +29,18 @@ export class PartnerApi {
     return new PartnerApi(this.request, credential);
   }
 
-  /** Any call; the status and the JSON body, whatever the status. */
-  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<{ status: number; body: Body }> {
+  /** Any call; the status, the JSON body and the X-Request-Id, whatever the status. */
+  async send(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    data?: unknown,
+  ): Promise<{ status: number; body: Body; requestId: string }> {
     const res = await this.request.fetch(path, {
       method,
       headers: { 'content-type': 'application/json', 'x-client-id': this.credential.clientId, 'x-api-key': this.credential.apiKey },
       ...(data === undefined ? {} : { data }),
     });
-    return { status: res.status(), body: await res.json() };
+    return { status: res.status(), body: await res.json(), requestId: res.headers()['x-request-id']! };
   }
 
   /** A POST that must answer `status` (201 by default): its body. */

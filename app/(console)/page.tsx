@@ -8,6 +8,7 @@ import { DataTable } from '../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../_console/ui/errors';
 import { formatAge, formatPercent } from '../_console/ui/format';
 import { useUrlState } from '../_console/ui/url-state';
+import { usePoll } from '../_console/ui/use-poll';
 import { disabledColumns, failingColumns, failureColumns } from './columns';
 import { OverviewPage, type OverviewData } from './query';
 
@@ -24,13 +25,8 @@ export default function Overview() {
   const [{ data, error, fetching }, reexecute] = useQuery({ query: OverviewPage, variables: { windowMinutes } });
   const [refreshedAt, setRefreshedAt] = useState<Date | null>(null);
 
-  // Live: ask again every 10 s, past the cache (urql has no polling of its own); not while the tab is hidden.
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (!document.hidden) reexecute({ requestPolicy: 'network-only' });
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [reexecute]);
+  // Live: every 10 s while the tab is visible.
+  usePoll(reexecute, POLL_MS);
   useEffect(() => {
     if (data && !fetching) setRefreshedAt(new Date());
   }, [data, fetching]);

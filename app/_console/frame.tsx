@@ -5,6 +5,7 @@ import { usePathname } from 'next/navigation';
 import { Suspense, useState, type ReactNode } from 'react';
 import { useQuery } from 'urql';
 import { toSignIn } from './client';
+import { IdSearch } from './search/id-search';
 import { ViewerContext, ViewerQuery, type Viewer } from './viewer';
 
 interface NavItem {
@@ -86,6 +87,7 @@ function Header({ viewer }: { viewer: Viewer }) {
           ))}
         </ul>
       </nav>
+      <IdSearch />
       <span className="signed-in" aria-label="Signed in as">
         {viewer.operator.email} <span data-testid="role">({viewer.operator.role})</span>
       </span>

@@ -13,4 +13,5 @@ export * from './workers';
 export * from './replays';
 export * from './sessions';
 export * from './onboarding';
+export * from './request-failures';
 export * from './api-versions';

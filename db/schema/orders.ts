@@ -50,6 +50,8 @@ export const orders = pgTable(
     statusHistory: jsonb('status_history').$type<{ status: string; at: number }[]>().notNull(),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull(),
     simulation: jsonb('simulation').$type<SimulationJson>(),
+    // The partner request that created it (X-Request-Id, `req_...`): a ticket quoting that id finds the order.
+    requestId: text('request_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -59,6 +61,16 @@ export const orders = pgTable(
     uniqueIndex('orders_external_id_idx')
       .on(t.partnerId, t.environment, t.externalId)
       .where(sql`${t.externalId} is not null`),
+    // The console's "find by id" takes an external id from a ticket without knowing the partner: the unique
+    // index above leads with partner_id, so that lookup read every order (Postgres 15-17 cannot skip-scan).
+    index('orders_external_id_lookup_idx')
+      .on(t.externalId)
+      .where(sql`${t.externalId} is not null`),
+    // A request id from a ticket finds the order it created. Request ids are ULIDs behind `req_`, so new
+    // entries land on the index's right edge, as the primary key's do.
+    index('orders_request_id_idx')
+      .on(t.requestId)
+      .where(sql`${t.requestId} is not null`),
     // Lists are scoped to (partner, environment) and paginated by id (ULIDs sort by creation time).
     index('orders_partner_env_id_idx').on(t.partnerId, t.environment, t.id),
     // The sandbox timeout sweep looks for old open sandbox orders.

@@ -63,6 +63,7 @@ export const envSchema = z.object({
   PICKUP_LEAD_SECONDS: int(0, 86_400).default(600),
   SANDBOX_ORDER_TIMEOUT_SECONDS: int(60, 30 * 86_400).default(3600),
   EVENT_RETENTION_DAYS: int(1, 3650).default(30),
+  FAILED_REQUEST_RETENTION_DAYS: int(1, 365).default(7),
   SECRET_ENCRYPTION_KEY: z
     .string()
     .refine(

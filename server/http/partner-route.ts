@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import { contextFor, type TenantCtx } from '../context';
+import { contextFor, type Ctx, type PartnerActor, type TenantCtx } from '../context';
 import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
+import { recordFailedRequest } from '../request-failures/record';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
 import { pinEnvironment } from '../pins/pin';
 import { isKnownVersion, LATEST_VERSION } from '../versions/registry';
@@ -13,6 +14,7 @@ import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } f
 import { readJsonBody } from './body';
 import { runIdempotently } from './idempotent';
 import { jsonResponse } from './json';
+import { loggedPath } from './logged-path';
 import { serveRequest } from './serve-request';
 import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
@@ -94,10 +96,12 @@ export function partnerRoute<
     let tenant: { partnerId: string; environment: 'sandbox' | 'production' } | undefined;
     let version: string | undefined;
     let authFailed = false;
+    // Set once the request passed authentication, the allowlist and the rate limit: from there on a failure is kept.
+    let admitted: Ctx<PartnerActor> | undefined;
     // Resolved only when needed: a known key never asks for it.
     let address: string | undefined;
     const addressOf = () => (address ??= clientAddressOf(request, services.trustedProxies));
-    return serveRequest(
+    const response = await serveRequest(
       request,
       services.log,
       'partner request',
@@ -114,7 +118,7 @@ export function partnerRoute<
           Object.assign(headers, rateLimitHeaders(decision));
           if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
-          const ctx: TenantCtx = contextFor(
+          const ctx: Ctx<PartnerActor> = contextFor(
             services,
             {
               kind: 'partner',
@@ -125,6 +129,7 @@ export function partnerRoute<
             },
             record.requestId,
           );
+          admitted = ctx;
           // The request's X-Service-Version, else the pin; an unknown or malformed header is a 400 rendered in the pin.
           version = await pinOf(credential, ctx);
           const requested = request.headers.get(VERSION_HEADER);
@@ -170,8 +175,54 @@ export function partnerRoute<
         }
       },
     );
+    return admitted && keptFailure(response) ? keepFailure(admitted, request, response) : response;
   };
   return Object.assign(handle, { spec: routeSpec });
+}
+
+/** The longest a failed answer waits for its record (keepFailure). */
+const RECORD_WAIT_MS = 250;
+
+/**
+ * Which failed answers are kept under their request id (server/request-failures/): every 4xx and 500 of a
+ * request that was admitted. Not a 429 (refused before it was admitted), not a 503 (the database those rows
+ * go to is what failed, or was too slow), not an idempotent replay (its first answer was kept).
+ */
+function keptFailure(response: Response): boolean {
+  const { status } = response;
+  return status >= 400 && status !== 503 && !response.headers.has('idempotent-replayed');
+}
+
+/**
+ * Keeps the failure, and answers a fresh Response with the same status, headers and text: a body can be
+ * read once, and reading it (or a clone) rebuilds @hono/node-server's Response from its constructor's
+ * headers, losing those set since (X-Request-Id, the rate-limit headers).
+ */
+async function keepFailure(ctx: Ctx<PartnerActor>, request: Request, response: Response): Promise<Response> {
+  const { status } = response;
+  const headers = new Headers(response.headers);
+  const text = await response.text();
+  let error: { code?: unknown; message?: unknown } | undefined;
+  try {
+    error = (JSON.parse(text) as { error?: typeof error }).error;
+  } catch {
+    error = undefined;
+  }
+  const recorded = recordFailedRequest({
+    ctx,
+    input: {
+      method: request.method,
+      path: loggedPath(request.url),
+      status,
+      code: typeof error?.code === 'string' ? error.code : 'unknown',
+      message: typeof error?.message === 'string' ? error.message : '',
+    },
+  });
+  // Recorded before the answer, so the id names it at once; a database that stopped answering (a key still in
+  // the credential cache, a 400 that needed no query) delays the answer by this much at most, and the record
+  // lands late or not at all.
+  await Promise.race([recorded, new Promise((resolve) => setTimeout(resolve, RECORD_WAIT_MS).unref())]);
+  return new Response(text, { status, headers });
 }
 
 /**

@@ -88,6 +88,7 @@ export async function createOrder({ ctx, input }: { ctx: TenantCtx; input: Creat
       statusHistory: [{ status: 'created', at: unixSeconds(now) }],
       metadata: input.metadata ?? {},
       simulation,
+      requestId: ctx.requestId,
       createdAt: now,
       updatedAt: now,
     };
@@ -96,10 +97,10 @@ export async function createOrder({ ctx, input }: { ctx: TenantCtx; input: Creat
     await Promise.all([
       sql`
         insert into orders (id, partner_id, environment, status, quote_id, external_id, pickup, dropoff, fee_amount, fee_currency,
-          status_history, metadata, simulation, created_at, updated_at)
+          status_history, metadata, simulation, request_id, created_at, updated_at)
         values (${row.id}, ${partnerId}, ${environment}, ${row.status}, ${row.quoteId}, ${row.externalId}, ${JSON.stringify(row.pickup)}::jsonb,
           ${JSON.stringify(row.dropoff)}::jsonb, ${row.feeAmount}, ${row.feeCurrency}, ${JSON.stringify(row.statusHistory)}::jsonb, ${JSON.stringify(row.metadata)}::jsonb,
-          ${row.simulation && JSON.stringify(row.simulation)}::jsonb, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)`,
+          ${row.simulation && JSON.stringify(row.simulation)}::jsonb, ${row.requestId}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)`,
       sql`update quotes set used_at = ${now.toISOString()}::timestamptz where id = ${quote.id}`,
       emitEvent(tx, { type: 'order.created', partnerId, environment, object: resource, at }),
       // No job, no scenario: enqueue fails the whole creation rather than leave an order whose robot never comes.

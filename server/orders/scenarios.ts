@@ -1,4 +1,4 @@
-import type { CancellationJson } from '@/db/schema';
+import type { CancellationJson, SimulationJson } from '@/db/schema';
 import type { OrderStatus } from './state-machine';
 
 // Sandbox scenarios: the steps a robot courier takes after `created`, one every step_seconds.
@@ -18,3 +18,12 @@ export const SCENARIO_STEPS: Record<string, readonly OrderStatus[]> = {
 };
 
 export const COURIER_CANCELLATION: CancellationJson = { reason: 'cancelled_by_courier', source: 'courier' };
+
+/**
+ * Whether a sandbox scenario still moves the order by itself: steps are left (runScenarioStep sets next_step
+ * past the last when it finishes, and -1 when a step was refused and the scenario stopped).
+ */
+export function scenarioRunning(simulation: SimulationJson | null): boolean {
+  if (!simulation) return false;
+  return simulation.next_step >= 0 && simulation.next_step < (SCENARIO_STEPS[simulation.scenario]?.length ?? 0);
+}

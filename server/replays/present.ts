@@ -1,28 +1,23 @@
-import { sql } from 'drizzle-orm';
 import type { webhookReplays } from '@/db/schema';
 import { livemode, type Ctx } from '../context';
 import { unixSeconds } from '../time';
 import type { ReplayResource } from './schemas';
-import { anyOf } from '@/db/lists';
+import { NO_DELIVERIES, replayDeliveries, replayPhase, type ReplayDeliveries } from './progress';
 
 export type ReplayRow = typeof webhookReplays.$inferSelect;
 
 /** Replays as the API shows them, with their deliveries' outcomes counted now (they move on after the replay completes). */
 export async function presentReplays(ctx: Ctx, rows: ReplayRow[]): Promise<ReplayResource[]> {
-  const counts = new Map<string, { delivered: number; failed: number }>();
-  if (rows.length > 0) {
-    const outcomes = await ctx.db.execute<{ replay_id: string; status: string; n: number }>(sql`
-      select replay_id, status, count(*)::int as n from webhook_deliveries
-      where replay_id = ${anyOf(rows.map((r) => r.id))} and status in ('succeeded', 'failed')
-      group by replay_id, status`);
-    for (const o of outcomes) {
-      const c = counts.get(o.replay_id) ?? { delivered: 0, failed: 0 };
-      if (o.status === 'succeeded') c.delivered = o.n;
-      else c.failed = o.n;
-      counts.set(o.replay_id, c);
-    }
-  }
-  return rows.map((row) => ({
+  const counts = await replayDeliveries(
+    ctx,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => presentWith(row, counts.get(row.id) ?? NO_DELIVERIES));
+}
+
+/** One replay with its deliveries' counts. */
+export function presentWith(row: ReplayRow, d: ReplayDeliveries): ReplayResource {
+  return {
     id: row.id,
     object: 'replay',
     livemode: livemode(row.environment),
@@ -34,12 +29,15 @@ export async function presentReplays(ctx: Ctx, rows: ReplayRow[]): Promise<Repla
     only: row.only,
     events_matched: row.eventsMatched,
     events_enqueued: row.eventsEnqueued,
-    events_delivered: counts.get(row.id)?.delivered ?? 0,
-    events_failed: counts.get(row.id)?.failed ?? 0,
+    events_delivered: d.delivered,
+    events_failed: d.failed,
+    events_skipped: d.skipped,
+    events_pending: d.pending,
+    settled: replayPhase(row.status, d) === 'settled',
     created: unixSeconds(row.createdAt),
     started_at: row.startedAt ? unixSeconds(row.startedAt) : null,
     completed_at: row.completedAt ? unixSeconds(row.completedAt) : null,
-  }));
+  };
 }
 
 export async function presentReplay(ctx: Ctx, row: ReplayRow): Promise<ReplayResource> {

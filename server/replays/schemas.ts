@@ -43,6 +43,19 @@ export const replayResource = z
     events_enqueued: z.number().int().meta({ description: 'Events sent on their way so far' }),
     events_delivered: z.number().int().meta({ description: 'Of those, delivered (any 2xx)' }),
     events_failed: z.number().int().meta({ description: 'Of those, failed after every retry' }),
+    events_skipped: z
+      .number()
+      .int()
+      .meta({ description: 'Of those, not sent: the subscription was disabled or deleted before their attempt' }),
+    events_pending: z
+      .number()
+      .int()
+      .meta({ description: 'Of those, still on their way: in flight, due, or waiting for a scheduled retry' }),
+    settled: z.boolean().meta({
+      description:
+        'Every page is enqueued (status completed, cancelled or failed) and none of its deliveries is pending: its counts are final. ' +
+        'completed alone means every page was enqueued, not delivered',
+    }),
     created: unixTime,
     started_at: unixTime.nullable(),
     completed_at: unixTime.nullable(),

@@ -1,7 +1,9 @@
 import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import { webhookReplays } from '@/db/schema';
 import type { Ctx, OperatorActor } from '../context';
-import { presentReplays, requesterOfReplay, type ReplayRow } from './present';
+import { NotFoundError } from '../errors';
+import { presentWith, requesterOfReplay, type ReplayRow } from './present';
+import { NO_DELIVERIES, replayDeliveries, replayPhase, type ReplayPhase } from './progress';
 import type { ReplayResource } from './schemas';
 
 export interface ReplayFilter {
@@ -11,7 +13,15 @@ export interface ReplayFilter {
   status?: ReplayRow['status'];
 }
 
-export type ReplayProgress = ReplayResource & { partner_id: string; environment: ReplayRow['environment']; requested_by: string };
+export type ReplayProgress = ReplayResource & {
+  partner_id: string;
+  environment: ReplayRow['environment'];
+  requested_by: string;
+  phase: ReplayPhase;
+  /** Of the pending deliveries, those waiting for a retry scheduled later, and when the first is due. */
+  events_retrying: number;
+  next_retry_at: Date | null;
+};
 
 /** Replays across every partner with their progress (deliveries counted now), newest first. */
 export async function searchReplays({
@@ -34,11 +44,27 @@ export async function searchReplays({
     .where(and(...conditions))
     .orderBy(desc(webhookReplays.id))
     .limit(input.limit);
-  const presented = await presentReplays(ctx, rows);
-  return presented.map((resource, i) => ({
-    ...resource,
-    partner_id: rows[i]!.partnerId,
-    environment: rows[i]!.environment,
-    requested_by: requesterOfReplay(rows[i]!.requestedBy),
-  }));
+  const counts = await replayDeliveries(
+    ctx,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => {
+    const d = counts.get(row.id) ?? NO_DELIVERIES;
+    return {
+      ...presentWith(row, d),
+      partner_id: row.partnerId,
+      environment: row.environment,
+      requested_by: requesterOfReplay(row.requestedBy),
+      phase: replayPhase(row.status, d),
+      events_retrying: d.retrying,
+      next_retry_at: d.nextRetryAt,
+    };
+  });
+}
+
+/** One replay as searchReplays shows it (after a verb changed it). */
+export async function replayProgress(ctx: Ctx<OperatorActor>, id: string): Promise<ReplayProgress> {
+  const [found] = await searchReplays({ ctx, input: { filter: { id }, limit: 1 } });
+  if (!found) throw new NotFoundError('replay', id);
+  return found;
 }

@@ -1,10 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { webhookSubscriptions } from '@/db/schema';
-import { actingFor, requesterOf, type Ctx, type OperatorActor } from '../context';
+import { actingFor, type Ctx, type OperatorActor } from '../context';
 import { NotFoundError } from '../errors';
 import { createReplay } from './create';
 import type { CreateReplayInput } from './schemas';
-import type { ReplayProgress } from './search';
+import { replayProgress, type ReplayProgress } from './search';
 
 export type OperatorReplayAnswer =
   { kind: 'replay'; replay: ReplayProgress } | { kind: 'dry_run'; matched: number; firstEventIds: string[] };
@@ -27,6 +27,5 @@ export async function startReplayAsOperator({
     const preview = answer.preview as { events_matched: number; first_event_ids: string[] };
     return { kind: 'dry_run', matched: preview.events_matched, firstEventIds: preview.first_event_ids };
   }
-  const replay = { ...answer.replay, partner_id: owner.partnerId, environment: owner.environment, requested_by: requesterOf(ctx.actor) };
-  return { kind: 'replay', replay };
+  return { kind: 'replay', replay: await replayProgress(ctx, answer.replay.id) };
 }

@@ -247,7 +247,7 @@ describe('redeliver and replay', () => {
   it('support replays: a dry run counts and stores nothing; a replay shows its progress and who asked; its attempts name them', async () => {
     const START = `mutation($w: ID!, $since: DateTimeISO!, $dry: Boolean) {
       startReplay(webhookId: $w, since: $since, dryRun: $dry) { dryRun matched firstEventIds
-        replay { id partnerId environment subscriptionId status matched requestedBy } } }`;
+        replay { id partnerId environment subscriptionId status phase settled matched pending requestedBy } } }`;
     const dry = (await gqlData(support, START, { w: okSub, since, dry: true })).startReplay;
     expect(dry).toMatchObject({ dryRun: true, matched: 2, replay: null });
     expect(dry.firstEventIds).toHaveLength(2);
@@ -260,27 +260,38 @@ describe('redeliver and replay', () => {
       environment: 'sandbox',
       subscriptionId: okSub,
       status: 'queued',
+      phase: 'sending',
+      settled: false,
       matched: 2,
+      pending: 0,
       requestedBy: `operator:${support.email}`,
     });
     const done = await waitFor(
       'the replay delivered',
       async () => {
         const r = (
-          await gqlData(support, `query($id: ID!) { replay(id: $id) { status matched enqueued delivered failed requestedBy } }`, {
-            id: started.replay.id,
-          })
+          await gqlData(
+            support,
+            `query($id: ID!) { replay(id: $id) { status phase settled matched enqueued delivered failed skipped pending retrying nextRetryAt requestedBy } }`,
+            { id: started.replay.id },
+          )
         ).replay;
-        return r.status === 'completed' && r.delivered === 2 ? r : undefined;
+        return r.settled ? r : undefined;
       },
       { timeoutMs: 20_000, intervalMs: 100 },
     );
     expect(done).toEqual({
       status: 'completed',
+      phase: 'settled',
+      settled: true,
       matched: 2,
       enqueued: 2,
       delivered: 2,
       failed: 0,
+      skipped: 0,
+      pending: 0,
+      retrying: 0,
+      nextRetryAt: null,
       requestedBy: `operator:${support.email}`,
     });
     expect(ids((await gqlData(support, REPLAYS, { f: { partnerId: a.partnerId, status: 'completed' } })).replays.nodes)).toEqual([
@@ -291,7 +302,7 @@ describe('redeliver and replay', () => {
     );
     expect(replayed.map((x: Row) => x.requestedBy)).toEqual([`operator:${support.email}`, `operator:${support.email}`]);
 
-    const cancel = await gql(support, `mutation($id: ID!) { cancelReplay(replayId: $id) { id status } }`, { id: started.replay.id });
+    const cancel = await gql(support, `mutation($id: ID!) { cancelReplay(replayId: $id) { id status phase } }`, { id: started.replay.id });
     expect(cancel.errors?.[0]?.extensions?.code).toBe('replay_not_running');
     const unknown = await gql(support, START, { w: 'wh_missing', since });
     expect(unknown.errors?.[0]?.extensions?.code).toBe('resource_missing');

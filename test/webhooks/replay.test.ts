@@ -14,12 +14,16 @@ let partner: TestPartner;
 let other: TestPartner;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let slowMs = 0;
+// The answer to /held waits for this: a test keeps replayed deliveries in flight until it lets them go.
+let held: Promise<unknown> = Promise.resolve();
 
 beforeAll(async () => {
   svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   other = await createTestPartner(svc);
   receiver = await startReceiver((req) => {
     if (req.path === '/busy') return { status: 503, headers: { 'retry-after': '30' } };
+    if (req.path === '/refusing') return { status: 503, headers: { 'retry-after': '3600' } };
+    if (req.path === '/held') return { status: 200, after: held };
     return req.path.startsWith('/slow') && slowMs ? { status: 200, delayMs: slowMs } : { status: 200 };
   });
 });
@@ -60,10 +64,7 @@ async function finished(sub: string, id: string) {
     `replay ${id} finished with its deliveries`,
     async () => {
       const res = await call('GET', `/partner/webhooks/${sub}/replays/${id}`, partner);
-      const r = res.body;
-      return ['completed', 'cancelled', 'failed'].includes(r.status) && r.events_delivered + r.events_failed >= r.events_enqueued
-        ? r
-        : undefined;
+      return res.body.settled ? res.body : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 100 },
   );
@@ -204,6 +205,47 @@ describe('replay', () => {
     // Each refused delivery waits out Retry-After: none of the first page is attempted twice yet.
     expect(new Set(at('/busy').map(eventIdOf)).size).toBe(at('/busy').length);
     await call('POST', `/partner/webhooks/${sub}/replays/${started.body.id}/cancel`, partner);
+  }, 30_000);
+
+  it('settled: completed says every page is enqueued; settled waits until none of its deliveries is pending, retries included', async () => {
+    const sub = await subscribe(partner, '/held', { event_filters: ['order.created'] });
+    const since = now() - 1;
+    await orderCreatedEvents(partner, 2);
+    await waitFor('the live deliveries', () => at('/held').length === 2);
+    let open!: () => void;
+    held = new Promise<void>((resolve) => (open = resolve));
+    const started = await replay(sub, { since });
+    expect(started.body).toMatchObject({ status: 'queued', events_pending: 0, settled: false });
+    const get = async () => (await call('GET', `/partner/webhooks/${sub}/replays/${started.body.id}`, partner)).body;
+    await waitFor('both replayed events in flight', () => at('/held').length === 4);
+    const inFlight = await waitFor('the replay completed', async () => {
+      const r = await get();
+      return r.status === 'completed' ? r : undefined;
+    });
+    expect(inFlight).toMatchObject({ events_enqueued: 2, events_delivered: 0, events_pending: 2, settled: false });
+    open();
+    held = Promise.resolve();
+    expect(await finished(sub, started.body.id)).toMatchObject({
+      status: 'completed',
+      events_delivered: 2,
+      events_failed: 0,
+      events_skipped: 0,
+      events_pending: 0,
+      settled: true,
+    });
+
+    // A receiver that refuses: each delivery waits for a retry an hour away; the replay is complete, not settled.
+    const refusing = await subscribe(partner, '/refusing', { event_filters: ['order.created'] });
+    const again = await replay(refusing, { since, until: now() });
+    await waitFor('both refused', () => at('/refusing').length === 2);
+    const waiting = await waitFor('both waiting for their retry', async () => {
+      const r = (await call('GET', `/partner/webhooks/${refusing}/replays/${again.body.id}`, partner)).body;
+      const [due] = await svc.rt.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from webhook_deliveries where replay_id = ${again.body.id} and next_attempt_at > now() + interval '30 minutes'`,
+      );
+      return r.status === 'completed' && due!.n === 2 ? r : undefined;
+    });
+    expect(waiting).toMatchObject({ events_delivered: 0, events_failed: 0, events_pending: 2, settled: false });
   }, 30_000);
 
   it("works on the /webhooks alias, and answers 404 for another partner's subscription", async () => {

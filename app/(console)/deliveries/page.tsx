@@ -1,13 +1,16 @@
 'use client';
 
+import { useState } from 'react';
 import { useQuery } from 'urql';
 import { EVENT_CATALOG } from '@/server/events/catalog';
+import { ON_THE_WAY_MS, refreshDelay, soonest } from '../../_console/deliveries/live';
 import { ReplayPanel } from '../../_console/replays/replay-panel';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors } from '../../_console/ui/errors';
 import { FilterField, FilterForm } from '../../_console/ui/filter-form';
 import { Pager } from '../../_console/ui/pager';
 import { useUrlState } from '../../_console/ui/url-state';
+import { usePoll } from '../../_console/ui/use-poll';
 import { columns } from './columns';
 import { DeliveriesPage, type DeliveryFilter } from './query';
 
@@ -51,6 +54,11 @@ export default function Deliveries() {
   const { after, ...given } = state;
   const filter = given as DeliveryFilter;
   const [{ data, error, fetching }, refetch] = useQuery({ query: DeliveriesPage, variables: { filter, first: PAGE_SIZE, after } });
+  // Live while a row shown is pending, or while a replay of the filtered subscription moves (it reopens rows
+  // this page read as ended): not after, and not while the tab is hidden.
+  const [replayDelay, setReplayDelay] = useState<number | null>(null);
+  const following = filter.subscriptionId && replayDelay !== null ? Math.max(replayDelay, ON_THE_WAY_MS) : null;
+  usePoll(refetch, soonest(refreshDelay(data?.deliveries.nodes ?? [], Date.now()), following));
   return (
     <>
       <h1>Deliveries</h1>
@@ -66,7 +74,11 @@ export default function Deliveries() {
         <FilterField name="until" label="Created before" type="datetime-local" />
       </FilterForm>
       {filter.subscriptionId && (
-        <ReplayPanel webhookId={filter.subscriptionId} onReplayFinished={() => refetch({ requestPolicy: 'network-only' })} />
+        <ReplayPanel
+          webhookId={filter.subscriptionId}
+          onReplayFinished={() => refetch({ requestPolicy: 'network-only' })}
+          onRefreshDelay={setReplayDelay}
+        />
       )}
       <h2 id="log">Log</h2>
       <div aria-busy={fetching} className="table-scroll">

@@ -14,6 +14,7 @@ export const DeliveriesPage = graphql(`
         outcome
         attemptCount
         lastAttemptAt
+        nextAttemptAt
         createdAt
         url
         attempts {

@@ -2,11 +2,13 @@
 
 import { useQuery } from 'urql';
 import { EVENT_CATALOG } from '@/server/events/catalog';
+import { refreshDelay } from '../../_console/deliveries/live';
 import { DataTable } from '../../_console/ui/data-table';
 import { apiErrors } from '../../_console/ui/errors';
 import { FilterField, FilterForm } from '../../_console/ui/filter-form';
 import { Pager } from '../../_console/ui/pager';
 import { useUrlState } from '../../_console/ui/url-state';
+import { usePoll } from '../../_console/ui/use-poll';
 import { columns } from './columns';
 import { EventsPage } from './query';
 
@@ -17,7 +19,9 @@ const EVENT_TYPES = EVENT_CATALOG.map((e) => e.type);
 export default function Events() {
   const [state, setState] = useUrlState(KEYS);
   const { after, ...filter } = state;
-  const [{ data, error, fetching }] = useQuery({ query: EventsPage, variables: { filter, after } });
+  const [{ data, error, fetching }, refetch] = useQuery({ query: EventsPage, variables: { filter, after } });
+  // Its deliveries' outcomes, live while one is pending.
+  usePoll(refetch, refreshDelay(data?.events.nodes.flatMap((e) => e.deliveries) ?? [], Date.now()));
   return (
     <>
       <h1>Events</h1>

@@ -16,6 +16,7 @@ export const EventsPage = graphql(`
           subscriptionId
           outcome
           attemptCount
+          nextAttemptAt
         }
       }
       pageInfo {

@@ -7,9 +7,11 @@ const CLASS: Record<string, string> = {
   cancelled: 'muted',
   running: 'status-warn',
   queued: 'status-warn',
+  delivering: 'status-warn',
+  retrying: 'status-warn',
 };
 
-/** A delivery's outcome or a replay's status, as a word with a colour (the word carries the meaning). */
+/** A delivery's outcome or a replay's status or phase, as a word with a colour (the word carries the meaning). */
 export function Outcome({ value }: { value: string }) {
   return <span className={`outcome ${CLASS[value] ?? ''}`}>{value}</span>;
 }

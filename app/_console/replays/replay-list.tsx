@@ -9,7 +9,9 @@ import { ConfirmButton } from '../ui/confirm';
 import { apiErrors, ErrorList } from '../ui/errors';
 import { formatTime } from '../ui/format';
 import { Pager } from '../ui/pager';
+import { usePoll } from '../ui/use-poll';
 import { useMay } from '../viewer';
+import { progressOf, progressText, replayRefreshDelay, stateOf } from './progress';
 
 export const ReplaysQuery = graphql(`
   query Replays($filter: ReplayFilter, $first: Int!, $after: String) {
@@ -20,6 +22,8 @@ export const ReplaysQuery = graphql(`
         partnerId
         environment
         status
+        phase
+        settled
         since
         until
         eventTypes
@@ -28,6 +32,10 @@ export const ReplaysQuery = graphql(`
         enqueued
         delivered
         failed
+        skipped
+        pending
+        retrying
+        nextRetryAt
         requestedBy
         createdAt
         completedAt
@@ -52,11 +60,13 @@ const CancelReplay = graphql(`
 type Replay = ResultOf<typeof ReplaysQuery>['replays']['nodes'][number];
 type Filter = VariablesOf<typeof ReplaysQuery>['filter'];
 
-// A replay paces itself; once a second is live enough to watch it and cheap (one statement per page).
-const POLL_MS = 1000;
+// Cancel is offered while its pages are being sent.
 const ACTIVE: ReadonlySet<string> = new Set(['queued', 'running']);
 
-/** Replays with their progress, refreshed while any is queued or running. */
+/**
+ * Replays with their progress, read again while any is sending or delivering, and when the next retry is
+ * due while only scheduled retries remain (replayRefreshDelay); not while the tab is hidden.
+ */
 export function ReplayList({
   filter,
   first = 25,
@@ -64,6 +74,7 @@ export function ReplayList({
   caption,
   onPage,
   onFinished,
+  onRefreshDelay,
   refresh,
 }: {
   filter?: Filter;
@@ -72,8 +83,10 @@ export function ReplayList({
   caption: string;
   /** Given: a pager under the table (the cursor lives in the caller's URL). */
   onPage?: (after: string | undefined) => void;
-  /** Called when a replay of the list ends (the caller's view of deliveries is stale then). */
+  /** Called when a replay of the list settles (the caller's view of deliveries is stale then). */
   onFinished?: () => void;
+  /** Told how often the list reads again (null: it does not): a view of the same deliveries can follow it. */
+  onRefreshDelay?: (ms: number | null) => void;
   /** A new value re-reads the list at once (after a replay was started). */
   refresh?: number;
 }) {
@@ -83,24 +96,20 @@ export function ReplayList({
     requestPolicy: 'cache-and-network',
   });
   const replays = data?.replays.nodes ?? [];
-  const active = replays.some((r) => ACTIVE.has(r.status));
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), POLL_MS);
-    return () => clearInterval(timer);
-  }, [active, refetch]);
+  const delay = replayRefreshDelay(replays, Date.now());
+  usePoll(refetch, delay);
+  useEffect(() => onRefreshDelay?.(delay), [delay, onRefreshDelay]);
   useEffect(() => {
     if (refresh) refetch({ requestPolicy: 'network-only' });
   }, [refresh, refetch]);
-  // A replay that ended since the last read (or appeared already ended: a small one finishes within a poll).
-  const seen = useRef<Map<string, string> | null>(null);
+  // A replay that settled since the last read (or appeared settled: a small one settles within a poll).
+  const seen = useRef<Map<string, boolean> | null>(null);
   useEffect(() => {
     if (!data) return;
     const before = seen.current;
-    seen.current = new Map(replays.map((r) => [r.id, r.status]));
+    seen.current = new Map(replays.map((r) => [r.id, r.settled]));
     if (!before) return;
-    const ended = replays.some((r) => !ACTIVE.has(r.status) && (!before.has(r.id) || ACTIVE.has(before.get(r.id)!)));
-    if (ended) onFinished?.();
+    if (replays.some((r) => r.settled && before.get(r.id) !== true)) onFinished?.();
   }, [data, replays, onFinished]);
   return (
     <>
@@ -134,17 +143,11 @@ export function ReplayList({
   );
 }
 
-/** Done out of matched: delivered or failed for good; a finished replay is full whatever it found. */
-export function progressOf(r: Pick<Replay, 'status' | 'matched' | 'delivered' | 'failed'>): { value: number; max: number } {
-  const max = Math.max(r.matched, 1);
-  if (r.status === 'completed') return { value: max, max };
-  return { value: Math.min(r.delivered + r.failed, max), max };
-}
-
 function ReplayRow({ replay: r, onChanged }: { replay: Replay; onChanged: () => void }) {
   const mayCancel = useMay('cancelReplay');
   const [result, cancel] = useMutation(CancelReplay);
   const { value, max } = progressOf(r);
+  const state = stateOf(r);
   const labelId = `replay-progress-${r.id}`;
   return (
     <tr data-replay={r.id}>
@@ -166,12 +169,19 @@ function ReplayRow({ replay: r, onChanged }: { replay: Replay; onChanged: () => 
         </span>
       </td>
       <td>
-        <Outcome value={r.status} />
-        {r.completedAt && <span className="muted"> {formatTime(r.completedAt)}</span>}
+        <Outcome value={state.word} />
+        {r.phase === 'settled' && r.completedAt && <span className="muted"> {formatTime(r.completedAt)}</span>}
+        {state.note && <span className="muted"> ({state.note})</span>}
+        {r.phase === 'retrying' && r.nextRetryAt && (
+          <>
+            <br />
+            <span className="muted">next retry {formatTime(r.nextRetryAt)}</span>
+          </>
+        )}
       </td>
       <td>
         <span id={labelId}>
-          Progress of replay {r.id}: {r.delivered} delivered, {r.failed} failed of {r.matched}
+          Progress of replay {r.id}: {progressText(r)}
         </span>
         <br />
         <progress aria-labelledby={labelId} value={value} max={max} />

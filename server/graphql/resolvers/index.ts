@@ -5,6 +5,7 @@ import { AuditLogResolver } from './audit-log';
 import { DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
 import { GoLiveResolver } from './go-live';
+import { LookupResolver } from './lookup';
 import { CredentialHandoverResolver } from './handovers';
 import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
@@ -19,6 +20,7 @@ import { WebhookSubscriptionResolver } from './webhook-subscriptions';
 // Every resolver of the operator API, one line each.
 export const RESOLVERS: [ClassType, ...ClassType[]] = [
   ViewerResolver,
+  LookupResolver,
   MetricsResolver,
   PartnerResolver,
   PartnerAdminResolver,

@@ -3,6 +3,7 @@ import { eventPagesOfObjects, type EventSummary } from '@/server/events/search';
 import { advanceOrderAsOperator } from '@/server/orders/advance-as-operator';
 import { STATUS_HISTORY_CAP } from '@/server/orders/history-cap';
 import type { OrderRow } from '@/server/orders/present';
+import { scenarioRunning } from '@/server/orders/scenarios';
 import { searchOrders } from '@/server/orders/search';
 import type { OrderStatus } from '@/server/orders/state-machine';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
@@ -27,6 +28,7 @@ function toOrder(row: OrderRow): Order {
     statusHistory: row.statusHistory
       .slice(-STATUS_HISTORY_CAP)
       .map((h) => ({ status: h.status as OrderStatus, at: new Date(h.at * 1000) })),
+    scenarioStepSeconds: scenarioRunning(row.simulation) ? row.simulation!.step_seconds : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -43,6 +43,12 @@ export class Order {
   })
   statusHistory!: OrderStatusChange[];
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'While a sandbox scenario still moves the order by itself: the seconds between its steps. null otherwise.',
+  })
+  scenarioStepSeconds!: number | null;
+
   @Field(() => Date)
   createdAt!: Date;
 

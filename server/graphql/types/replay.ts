@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Environment } from '@/server/context';
+import type { ReplayPhase as ReplayPhaseValue } from '@/server/replays/progress';
 import { REPLAY_MODES } from '@/server/replays/schemas';
 import { ENVIRONMENTS } from './environment';
 
@@ -12,6 +13,20 @@ export const REPLAY_STATUS = {
   failed: 'failed',
 } as const satisfies Record<ReplayStatusValue, ReplayStatusValue>;
 registerEnumType(REPLAY_STATUS, { name: 'ReplayStatus' });
+
+export const REPLAY_PHASE = {
+  sending: 'sending',
+  delivering: 'delivering',
+  retrying: 'retrying',
+  settled: 'settled',
+} as const satisfies Record<ReplayPhaseValue, ReplayPhaseValue>;
+registerEnumType(REPLAY_PHASE, {
+  name: 'ReplayPhase',
+  description:
+    'Where a replay is with its deliveries (status says only what its pages did). sending: pages are still to be enqueued; ' +
+    'delivering: none is left and a delivery is in flight or due; retrying: each delivery still on its way waits for a ' +
+    'retry scheduled later; settled: none is pending, the counts are final.',
+});
 
 export type ReplayModeValue = (typeof REPLAY_MODES)[number];
 export const REPLAY_MODE = Object.fromEntries(REPLAY_MODES.map((m) => [m, m])) as { [M in ReplayModeValue]: M };
@@ -34,8 +49,16 @@ export class Replay {
   @Field(() => ID)
   subscriptionId!: string;
 
-  @Field(() => REPLAY_STATUS)
+  @Field(() => REPLAY_STATUS, {
+    description: 'What its page jobs did: completed means every page was enqueued, not delivered (see phase).',
+  })
   status!: ReplayStatusValue;
+
+  @Field(() => REPLAY_PHASE)
+  phase!: ReplayPhaseValue;
+
+  @Field(() => Boolean, { description: 'phase is settled: no page left and no delivery pending.' })
+  settled!: boolean;
 
   @Field(() => Date)
   since!: Date;
@@ -58,8 +81,20 @@ export class Replay {
   @Field(() => Int)
   delivered!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Failed after every retry.' })
   failed!: number;
+
+  @Field(() => Int, { description: 'Not sent: the subscription was disabled or deleted before their attempt.' })
+  skipped!: number;
+
+  @Field(() => Int, { description: 'On their way: in flight, due, or waiting for a scheduled retry.' })
+  pending!: number;
+
+  @Field(() => Int, { description: 'Of pending, those waiting for a retry scheduled later.' })
+  retrying!: number;
+
+  @Field(() => Date, { nullable: true, description: 'When the first of retrying is due.' })
+  nextRetryAt!: Date | null;
 
   @Field(() => String, { description: 'partner:<client id> or operator:<e-mail>.' })
   requestedBy!: string;

@@ -2,15 +2,17 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { AttemptDetails } from '../../../_console/deliveries/attempts';
+import { refreshDelay } from '../../../_console/deliveries/live';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql } from '../../../_console/graphql';
 import { IdLink } from '../../../_console/ui/cells';
 import { CopyButton } from '../../../_console/ui/copy';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
+import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
 
 const DeliveryPage = graphql(`
@@ -73,19 +75,20 @@ const Redeliver = graphql(`
   }
 `);
 
+// One delivery's attempt is what an operator who just clicked Redeliver waits for.
+const REDELIVERY_MS = 1000;
+
 export default function DeliveryDetail() {
   const { id } = useParams<{ id: string }>();
   const [{ data, error, fetching }, refetch] = useQuery({ query: DeliveryPage, variables: { id } });
   const delivery = data?.delivery;
   const [event] = useQuery({ query: EventEnvelope, variables: { id: delivery?.eventId ?? '' }, pause: !delivery });
-  // After a redelivery, re-read every second until its attempt is recorded (or the delivery settles).
+  // Live while it is pending: every second while an attempt is on its way or due, and when a scheduled retry is
+  // due while it waits for one (a retry hours away is not watched every second). After a redelivery, the page
+  // says it waits until the new attempt is recorded.
   const [watchFrom, setWatchFrom] = useState<number | null>(null);
-  const watching = watchFrom !== null && delivery && (delivery.attemptCount <= watchFrom || delivery.outcome === 'pending');
-  useEffect(() => {
-    if (!watching) return;
-    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 1000);
-    return () => clearInterval(timer);
-  }, [watching, refetch]);
+  const watching = watchFrom !== null && !!delivery && delivery.attemptCount <= watchFrom;
+  usePoll(refetch, refreshDelay(delivery ? [delivery] : [], Date.now(), REDELIVERY_MS));
 
   if (fetching && !data) return <p aria-busy="true">Loading…</p>;
   if (!delivery) {
@@ -148,8 +151,8 @@ export default function DeliveryDetail() {
       <RedeliverButton
         eventId={delivery.eventId}
         webhookId={delivery.subscriptionId}
-        onSent={() => {
-          setWatchFrom(delivery.attemptCount);
+        onSent={(sent) => {
+          setWatchFrom(sent ? delivery.attemptCount : null);
           refetch({ requestPolicy: 'network-only' });
         }}
       />
@@ -180,7 +183,16 @@ function pretty(json: string): string {
   }
 }
 
-function RedeliverButton({ eventId, webhookId, onSent }: { eventId: string; webhookId: string; onSent: () => void }) {
+function RedeliverButton({
+  eventId,
+  webhookId,
+  onSent,
+}: {
+  eventId: string;
+  webhookId: string;
+  /** `sent` false: the delivery was still pending (in flight or waiting for a retry), so nothing was sent again. */
+  onSent: (sent: boolean) => void;
+}) {
   const may = useMay('redeliverEvent');
   const [result, redeliver] = useMutation(Redeliver);
   if (!may) return null;
@@ -192,7 +204,7 @@ function RedeliverButton({ eventId, webhookId, onSent }: { eventId: string; webh
         disabled={result.fetching}
         onClick={async () => {
           const done = await redeliver({ eventId, webhookId });
-          if (done.data) onSent();
+          if (done.data) onSent(done.data.redeliverEvent.webhookIds.includes(webhookId));
         }}
       >
         Redeliver to this subscription
@@ -200,7 +212,13 @@ function RedeliverButton({ eventId, webhookId, onSent }: { eventId: string; webh
       {result.data && (
         <span role="status">
           {' '}
-          Sent again with the same event id <code>{result.data.redeliverEvent.eventId}</code>.
+          {result.data.redeliverEvent.webhookIds.includes(webhookId) ? (
+            <>
+              Sent again with the same event id <code>{result.data.redeliverEvent.eventId}</code>.
+            </>
+          ) : (
+            'Not sent again: this delivery is still pending (an attempt on its way or a retry scheduled).'
+          )}
         </span>
       )}
       <ErrorList errors={apiErrors(result.error)} />

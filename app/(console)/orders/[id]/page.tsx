@@ -2,19 +2,22 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { nextHappyStep, TRANSITIONS, type OrderStatus } from '@/server/orders/state-machine';
 import { AttemptTable } from '../../../_console/deliveries/attempts';
+import { ON_THE_WAY_MS, refreshDelay, RETRY_WAIT_MAX_MS } from '../../../_console/deliveries/live';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
 import { IdLink, TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
+import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
 
-// The order's facts and history (at most 100 entries), read once and after a move.
+// The order's facts and history (at most 100 entries), read once and after a move, and at each step while a
+// sandbox scenario moves it (its step jobs move it every 1-300 s).
 const OrderTimeline = graphql(`
   query OrderTimeline($id: ID!) {
     order(id: $id) {
@@ -31,11 +34,12 @@ const OrderTimeline = graphql(`
         status
         at
       }
+      scenarioStepSeconds
     }
   }
 `);
 
-/** Events shown at a time: their deliveries and attempts come with them, and the page re-reads them while one is on its way. */
+/** Events shown at a time: their deliveries and attempts come with them, and the page re-reads them while one is pending. */
 const EVENTS_PER_PAGE = 10;
 /** A delivery's latest attempts shown here; a partner's redeliveries add attempts without end, and its own page has them all. */
 const ATTEMPTS_PER_DELIVERY = 5;
@@ -57,6 +61,7 @@ const OrderEvents = graphql(`
             url
             outcome
             attemptCount
+            nextAttemptAt
             attempts(latest: $attempts) {
               id
               number
@@ -94,6 +99,8 @@ export default function OrderTimelinePage() {
   const { id } = useParams<{ id: string }>();
   const [{ data, error, fetching }, refetch] = useQuery({ query: OrderTimeline, variables: { id } });
   const order = data?.order;
+  const step = order?.scenarioStepSeconds;
+  usePoll(refetch, step ? Math.min(Math.max(step * 1000, ON_THE_WAY_MS), RETRY_WAIT_MAX_MS) : null);
   if (fetching && !data) return <p aria-busy="true">Loading…</p>;
   if (!order) {
     return (
@@ -145,7 +152,10 @@ export default function OrderTimelinePage() {
   );
 }
 
-/** The order's events a page at a time, newest first; while a delivery shown is on its way, that page alone is re-read. */
+/**
+ * The order's events a page at a time, newest first; while a delivery shown is pending, that page alone is
+ * re-read: every 2 s while one is on its way, when the first retry is due while they wait for retries (refreshDelay).
+ */
 function EventPages({ orderId }: { orderId: string }) {
   // The cursors of the pages before this one: "Newer events" goes back one, "Older events" adds this page's end.
   const [cursors, setCursors] = useState<string[]>([]);
@@ -155,12 +165,7 @@ function EventPages({ orderId }: { orderId: string }) {
     variables: { id: orderId, first: EVENTS_PER_PAGE, after, attempts: ATTEMPTS_PER_DELIVERY },
   });
   const page = data?.order?.events;
-  const pending = page?.nodes.some((e) => e.deliveries.some((d) => d.outcome === 'pending')) ?? false;
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 2000);
-    return () => clearInterval(timer);
-  }, [pending, refetch]);
+  usePoll(refetch, refreshDelay(page?.nodes.flatMap((e) => e.deliveries) ?? [], Date.now()));
   const first = cursors.length * EVENTS_PER_PAGE + 1;
   return (
     <>

@@ -9,6 +9,7 @@ import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
+import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
 import { HealthCharts } from './charts';
 import { StatusToggle } from './status-toggle';
@@ -61,6 +62,8 @@ const WINDOWS = [
   { hours: 168, label: 'Last 7 days' },
 ];
 
+const HEALTH_POLL_MS = 10_000;
+
 const CLASS_TEXT = { S2XX: '2xx', S3XX: '3xx', S4XX: '4xx', S5XX: '5xx', NONE: 'No HTTP answer (timeout, connection, TLS…)' } as const;
 
 export default function SubscriptionHealth() {
@@ -68,6 +71,9 @@ export default function SubscriptionHealth() {
   const [{ hours }, setUrl] = useUrlState(['hours'] as const);
   const windowHours = Number(hours ?? 24) || 24;
   const [{ data, error, fetching }, refetch] = useQuery({ query: SubscriptionHealthPage, variables: { id, windowHours } });
+  // Live every 10 s (the overview's pace: it is an aggregate) while it has a backlog: its attempts, figures and
+  // status (a failure may disable it) still move.
+  usePoll(refetch, (data?.subscriptionHealth.pendingDeliveries ?? 0) > 0 ? HEALTH_POLL_MS : null);
   const mayToggle = useMay('setSubscriptionStatus');
   const errors = apiErrors(error);
   const health = data?.subscriptionHealth;
