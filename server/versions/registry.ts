@@ -28,16 +28,6 @@ export function isKnownVersion(version: string): boolean {
   return KNOWN.has(version);
 }
 
-/** The changes a request of `version` passes through going up to the latest, oldest first. */
-export function changesAfter(version: string): readonly VersionChange[] {
-  return CHANGES.filter((c) => c.version > version);
-}
-
-/** The changes a version introduced, in the order they apply going up. */
-export function changesOf(version: string): readonly VersionChange[] {
-  return CHANGES.filter((c) => c.version === version);
-}
-
 /** -1, 0 or 1: dates in YYYY-MM-DD compare as text. */
 export function compareVersions(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,5 +1,10 @@
 import type { JsonObject, OpenApiDocument, VersionChange } from './change';
-import { changesAfter } from './registry';
+import { CHANGES } from './registry';
+
+/** The changes a request of `version` passes through going up to the latest, oldest first (`all`: the registry's; tests pass their own). */
+function after(version: string, all: readonly VersionChange[]): VersionChange[] {
+  return all.filter((c) => c.version > version);
+}
 
 // The stored record a presented resource came from (an event's row), for the changes that need more than
 // the newest shape holds to render an older one (the first version's events embed the order's whole
@@ -28,8 +33,8 @@ const NAMES_ITS_VERSION = new Set(['event']);
  * A response body (or an event envelope) in `version`: every resource in it, children first, through the
  * changes made since `version`, newest first. The latest version is the body as it is.
  */
-export function renderResponse<T>(value: T, version: string): T {
-  const changes = changesAfter(version)
+export function renderResponse<T>(value: T, version: string, all: readonly VersionChange[] = CHANGES): T {
+  const changes = after(version, all)
     .filter((c) => c.resources)
     .reverse();
   if (changes.length === 0) return value;
@@ -51,10 +56,10 @@ function renderNode(value: unknown, changes: readonly VersionChange[], version: 
 }
 
 /** A request body sent in `version`, as the code reads it: through every change since, oldest first. */
-export function upgradeRequest(operationId: string, body: unknown, version: string): unknown {
+export function upgradeRequest(operationId: string, body: unknown, version: string, all: readonly VersionChange[] = CHANGES): unknown {
   if (!isObject(body)) return body;
   let current = body;
-  for (const change of changesAfter(version)) {
+  for (const change of after(version, all)) {
     const up = change.requests?.[operationId];
     if (up) current = up(current);
   }
@@ -62,9 +67,9 @@ export function upgradeRequest(operationId: string, body: unknown, version: stri
 }
 
 /** The OpenAPI document of `version`, from the latest's: a copy, through every change since, newest first. */
-export function openApiDocumentFor(latest: OpenApiDocument, version: string): OpenApiDocument {
+export function openApiDocumentFor(latest: OpenApiDocument, version: string, all: readonly VersionChange[] = CHANGES): OpenApiDocument {
   const document = structuredClone(latest);
-  for (const change of [...changesAfter(version)].reverse()) change.openapi?.(document);
+  for (const change of after(version, all).reverse()) change.openapi?.(document);
   document.info.version = version;
   return document;
 }

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, VersionChange } from '@/server/versions/change';
+import { defineChange, type JsonObject, type VersionChange } from '@/server/versions/change';
 import { CHANGES, FIRST_VERSION, LATEST_VERSION, VERSIONS } from '@/server/versions/registry';
-import { renderResponse, upgradeRequest, withSource } from '@/server/versions/render';
+import { openApiDocumentFor, renderResponse, upgradeRequest, withSource } from '@/server/versions/render';
 
 // The rules a version change lives by (server/versions/change.ts): adding a version is adding its modules and
 // its changelog entry, and this file fails until both are there, and each module's shapes are stated and hold.
@@ -134,5 +134,58 @@ describe('rendering', () => {
     const body = { a: 1 };
     expect(upgradeRequest('anyOperation', body, LATEST_VERSION)).toBe(body);
     expect(upgradeRequest('createWebhook', 'not an object', FIRST_VERSION)).toBe('not an object');
+  });
+});
+
+describe('composition, over made-up versions A < B < C', () => {
+  // B renamed a request field `name` to `title` and a quote's `fee_cents` to `fee`; C nested `title` in `label`
+  // and added `currency` to quotes. Each change written as its own module would be.
+  const b1 = defineChange({
+    version: '2030-02-01',
+    name: 'title',
+    title: 'The field once called name is called title.',
+    description: 'Renamed in requests and responses alike.',
+    migration: 'Send title instead of name.',
+    requests: { createThing: ({ name, ...rest }) => ({ ...rest, title: name }) },
+    resources: { quote: ({ fee, ...rest }) => ({ ...rest, fee_cents: fee }) },
+    openapi: (doc) => void (doc.info.description = `${doc.info.description ?? ''} -B`),
+    examples: [],
+  });
+  const c1 = defineChange({
+    version: '2030-03-01',
+    name: 'label',
+    title: 'The title is nested in a label object.',
+    description: 'Nested, so labels can grow.',
+    migration: 'Send label.title.',
+    requests: { createThing: ({ title, ...rest }) => ({ ...rest, label: { title } }) },
+    resources: { quote: ({ currency: _, ...rest }) => rest },
+    openapi: (doc) => void (doc.info.description = `${doc.info.description ?? ''} -C`),
+    examples: [],
+  });
+  const all = [b1, c1];
+  const quote = { object: 'quote', id: 'q', fee: 629, currency: 'USD' };
+
+  it('takes a request up through every change since its version, oldest first', () => {
+    expect(upgradeRequest('createThing', { name: 'n', x: 1 }, '2030-01-01', all)).toEqual({ x: 1, label: { title: 'n' } });
+    expect(upgradeRequest('createThing', { title: 't' }, '2030-02-01', all)).toEqual({ label: { title: 't' } });
+    expect(upgradeRequest('createThing', { label: { title: 't' } }, '2030-03-01', all)).toEqual({ label: { title: 't' } });
+    expect(upgradeRequest('otherThing', { name: 'n' }, '2030-01-01', all)).toEqual({ name: 'n' });
+  });
+
+  it('takes a resource down through every change since the version, newest first, in lists too', () => {
+    expect(renderResponse(quote, '2030-03-01', all)).toBe(quote);
+    expect(renderResponse(quote, '2030-02-01', all)).toEqual({ object: 'quote', id: 'q', fee: 629 });
+    expect(renderResponse({ object: 'list', data: [quote], has_more: false }, '2030-01-01', all)).toEqual({
+      object: 'list',
+      data: [{ object: 'quote', id: 'q', fee_cents: 629 }],
+      has_more: false,
+    });
+  });
+
+  it('takes the OpenAPI document down newest first, and names the version', () => {
+    const latest = { info: { version: '2030-03-01', description: 'D' } };
+    const oldest = openApiDocumentFor(latest, '2030-01-01', all);
+    expect(oldest.info).toEqual({ version: '2030-01-01', description: 'D -C -B' });
+    expect(latest.info.description).toBe('D');
   });
 });
