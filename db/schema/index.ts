@@ -13,3 +13,4 @@ export * from './workers';
 export * from './replays';
 export * from './sessions';
 export * from './onboarding';
+export * from './notices';
