@@ -1,6 +1,7 @@
 import { purgeUnconfirmedAccessRequests } from '@/server/access/purge';
 import { purgeOldEvents } from '@/server/events/retention';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
+import { purgeOldNotices } from '@/server/notices/purge';
 import { PURGE_EXPIRED } from '@/server/outbox/queues';
 import { purgeOldSessions } from '@/server/sessions/purge';
 import { defineJob, jobContext } from './definition';
@@ -15,8 +16,9 @@ export const purgeExpiredJob = defineJob({
     const events = await purgeOldEvents({ ctx });
     const { attempts, sessions } = await purgeOldSessions({ ctx });
     const accessRequests = await purgeUnconfirmedAccessRequests({ ctx });
+    const notices = await purgeOldNotices({ ctx });
     deps.log.info(
-      { idempotency_keys: keys, events, sign_in_attempts: attempts, sessions, unconfirmed_access_requests: accessRequests },
+      { idempotency_keys: keys, events, sign_in_attempts: attempts, sessions, unconfirmed_access_requests: accessRequests, notices },
       'purged expired rows',
     );
   },
