@@ -7,6 +7,7 @@ import { GoLiveResolver } from './go-live';
 import { CredentialHandoverResolver } from './handovers';
 import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
+import { WebhookNoticeResolver } from './notices';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
@@ -23,6 +24,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   PartnerAdminResolver,
   GoLiveResolver,
   WebhookSubscriptionResolver,
+  WebhookNoticeResolver,
   OrderResolver,
   EventResolver,
   DeliveryResolver,
