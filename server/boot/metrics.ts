@@ -86,7 +86,7 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     registers: [registry],
   });
   // Every series at 0 from the start, so a rate() or an alert on one stage has something to read.
-  for (const stage of NOTICE_STAGES) for (const channel of ['email', 'event']) notices.labels({ stage, channel });
+  for (const stage of NOTICE_STAGES) for (const channel of ['email', 'event']) notices.inc({ stage, channel }, 0);
   const attemptDuration = new Histogram({
     name: 'pdp_webhook_attempt_duration_seconds',
     help: 'Time a webhook attempt took, from sending to the receiver answering or failing.',

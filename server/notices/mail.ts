@@ -96,8 +96,10 @@ export function noticeMail(
       opening = [
         `Every attempt to deliver to your webhook endpoint has failed for ${roughly(now.getTime() - streak.started * 1000)}.`,
         stage === 'failing'
-          ? 'Failed deliveries are retried (for about 28 hours each), so nothing is lost while you fix it.'
-          : `If every attempt keeps failing, it will be disabled in about ${untilDisabled}.`,
+          ? 'Each failed delivery is retried (next_attempt_at in the delivery log); one that fails its last retry stays there as failed, and a replay sends it again.'
+          : stage === 'warning_50'
+            ? `Half of the time after which a failing subscription is disabled has passed: it will be disabled in about ${untilDisabled}.`
+            : `90 % of the time after which a failing subscription is disabled has passed: it will be disabled in about ${untilDisabled}. This is the last warning.`,
       ];
       advice = [
         `If every attempt keeps failing, the first failure after ${time(deadline!)} disables the subscription`,
