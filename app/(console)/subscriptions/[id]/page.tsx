@@ -11,6 +11,7 @@ import { formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { useMay } from '../../../_console/viewer';
 import { HealthCharts } from './charts';
+import { NoticesSection } from './notices';
 import { StatusToggle } from './status-toggle';
 
 const SubscriptionHealthPage = graphql(`
@@ -167,6 +168,7 @@ export default function SubscriptionHealth() {
               )}
             </tbody>
           </table>
+          <NoticesSection id={sub.id} />
         </>
       )}
     </>
