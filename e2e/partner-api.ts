@@ -30,7 +30,7 @@ export class PartnerApi {
   }
 
   /** Any call; the status and the JSON body, whatever the status. */
-  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<{ status: number; body: Body }> {
+  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<{ status: number; body: Body }> {
     const res = await this.request.fetch(path, {
       method,
       headers: { 'content-type': 'application/json', 'x-client-id': this.credential.clientId, 'x-api-key': this.credential.apiKey },

@@ -8,8 +8,8 @@ export interface Received {
   body: string;
 }
 
-/** An HTTPS webhook receiver on loopback with a certificate of the run's CA (made by global-setup.ts), answering 200. */
-export async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+/** An HTTPS webhook receiver on loopback with a certificate of the run's CA (made by global-setup.ts), answering `status` (200). */
+export async function startReceiver(status = 200): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const ca = ensureLocalCa(process.env.E2E_CA_DIR!, { name: 'pdp e2e CA', days: 2 });
   const received: Received[] = [];
   const server = createServer({ cert: ca.serverCert, key: ca.serverKey }, (req, res) => {
@@ -17,7 +17,7 @@ export async function startReceiver(): Promise<{ url: string; received: Received
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('received');
+      res.writeHead(status, { 'content-type': 'text/plain' }).end('received');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

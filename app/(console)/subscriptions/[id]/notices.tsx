@@ -61,8 +61,9 @@ export function NoticesSection({ id }: { id: string }) {
     <section aria-labelledby="notices">
       <h2 id="notices">Failure notices</h2>
       <p className="muted">
-        When it fails for an hour, nears auto-disable (50 % and 90 % of the way), is disabled by its failures or recovers, the
-        partner&apos;s technical contacts are mailed and its other subscriptions that ask get a webhook.* event: once per stage.
+        When every attempt has failed for an hour (by default), nears auto-disable (50 % and 90 % of the way), is disabled by its failures
+        or recovers, the partner&apos;s technical contacts are mailed and its other subscriptions that ask get a webhook.* event: once per
+        stage.
       </p>
       <dl className="pairs">
         <dt>Technical contacts</dt>
