@@ -14,3 +14,4 @@ export * from './replays';
 export * from './sessions';
 export * from './onboarding';
 export * from './request-failures';
+export * from './notices';

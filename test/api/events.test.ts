@@ -7,12 +7,14 @@ import { cliContext } from '@/server/cli/operator-context';
 import { purgeOldEvents } from '@/server/events/retention';
 import { eventResource } from '@/server/events/schemas';
 import { orderResource } from '@/server/orders/schemas';
+import { webhookResource } from '@/server/webhooks/schemas';
 import { call } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
-// order (or, for webhook.test, the subscription) has in each. Written out independently of the catalog.
+// order (or, for webhook.test, the subscription) has in each; and the operational events of section 8
+// (README "Failure notices"). Written out independently of the catalog.
 const CATALOG: Record<string, string> = {
   'order.created': 'created',
   'order.courier_assigned': 'courier_assigned',
@@ -25,6 +27,9 @@ const CATALOG: Record<string, string> = {
   'order.returned': 'returned',
   'order.cancelled': 'cancelled',
   'webhook.test': 'enabled',
+  'webhook.failing': 'enabled',
+  'webhook.disabled': 'disabled',
+  'webhook.recovered': 'enabled',
 };
 
 let svc: TestService;
@@ -101,6 +106,14 @@ describe('GET /partner/event-types', () => {
         expect(order.status_history.at(-1)!.status).toBe(order.status);
         expect(order.updated).toBe(order.status_history.at(-1)!.at);
         expect(Object.keys(t.example.data.object).sort()).toEqual(Object.keys(orderResource.shape).sort());
+      } else if (t.type !== 'webhook.test') {
+        // The subscription as GET /partner/webhooks/{id} shapes it, with its failing streak.
+        const { failure_streak, ...subscription } = t.example.data.object;
+        expect(() => webhookResource.parse(subscription), t.type).not.toThrow();
+        expect(Object.keys(subscription).sort()).toEqual(Object.keys(webhookResource.shape).sort());
+        expect(Object.keys(failure_streak as object).sort()).toEqual(
+          ['disables_after', 'ended', 'failed_attempts', 'last_failure', 'stage', 'started'].sort(),
+        );
       } else {
         expect(t.example.data.object).toEqual({
           id: expect.any(String),

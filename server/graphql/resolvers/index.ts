@@ -8,6 +8,7 @@ import { LookupResolver } from './lookup';
 import { CredentialHandoverResolver } from './handovers';
 import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
+import { WebhookNoticeResolver } from './notices';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
@@ -25,6 +26,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   PartnerAdminResolver,
   GoLiveResolver,
   WebhookSubscriptionResolver,
+  WebhookNoticeResolver,
   OrderResolver,
   EventResolver,
   DeliveryResolver,

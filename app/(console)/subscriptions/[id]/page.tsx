@@ -12,6 +12,7 @@ import { useUrlState } from '../../../_console/ui/url-state';
 import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
 import { HealthCharts } from './charts';
+import { NoticesSection } from './notices';
 import { StatusToggle } from './status-toggle';
 
 const SubscriptionHealthPage = graphql(`
@@ -173,6 +174,7 @@ export default function SubscriptionHealth() {
               )}
             </tbody>
           </table>
+          <NoticesSection id={sub.id} />
         </>
       )}
     </>
