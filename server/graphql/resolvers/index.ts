@@ -10,6 +10,7 @@ import { MetricsResolver } from './metrics';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
+import { PARTNER_NAME_RESOLVERS } from './partner-names';
 import { PartnerResolver } from './partners';
 import { ReplayResolver } from './replays';
 import { ViewerResolver } from './viewer';
@@ -32,4 +33,5 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   AccessRequestResolver,
   CredentialHandoverResolver,
   MailResolver,
+  ...PARTNER_NAME_RESOLVERS,
 ];
