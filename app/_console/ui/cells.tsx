@@ -1,6 +1,6 @@
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
-import { formatTime } from './format';
+import { formatTime, timeParts } from './format';
 
 /**
  * The link to an object's page (or to a list filtered to it) with the id in monospace, as every console
@@ -32,7 +32,16 @@ export function IdLink({
 
 /** An API time as every console table shows it: formatTime's text in a <time> element; '—' for none. */
 export function TimeCell({ at }: { at: string | null | undefined }) {
-  return at ? <time dateTime={at}>{formatTime(at)}</time> : formatTime(at);
+  if (!at) return formatTime(at);
+  const [date, join, time] = timeParts(at);
+  // The browser's zone and language write it; should a server ever render one, the browser's text stands.
+  return (
+    <time dateTime={at} suppressHydrationWarning>
+      <span className="nowrap">{date}</span>
+      {join}
+      <span className="nowrap">{time}</span>
+    </time>
+  );
 }
 
 /** A column that is one time of the row. */
