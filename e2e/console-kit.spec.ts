@@ -40,7 +40,7 @@ test('id links lead to their object, time cells read alike, and filter forms sho
       .getByRole('row')
       .filter({ hasText: hook.id });
     const open = delivery.getByRole('link', { name: /^Open delivery / });
-    const deliveryId = (await open.locator('code').textContent())!;
+    const deliveryId = (await open.locator('code').getAttribute('title'))!;
     await expect(open).toHaveAttribute('href', `/deliveries/${deliveryId}`);
     await expect(delivery.getByRole('link', { name: eventId })).toHaveAttribute('href', `/events?id=${eventId}`);
     await expect(delivery.getByRole('link', { name: order.id })).toHaveAttribute('href', `/orders/${order.id}`);

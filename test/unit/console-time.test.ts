@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatTime, timeParts } from '@/app/_console/ui/format';
+import { formatClock, formatTime, shortId, timeParts, urlPieces } from '@/app/_console/ui/format';
 import { fromTimeInput, timeInputFormat, toTimeInput } from '@/app/_console/ui/time-input';
 
-// Times as the console writes and reads them (issue 24): the operator's language and zone, the zone named;
+// Times, ids and URLs as the console writes and reads them (issue 24): the operator's language and zone, the zone named;
 // typed in the language's order and meant in the zone, summer time included. The browser gives the clock;
 // these give it explicitly.
 
@@ -111,5 +111,41 @@ describe('time fields', () => {
     for (const clock of [london, newYork, kolkata, berlin, tokyo]) {
       expect(fromTimeInput(toTimeInput('2026-07-15T11:45:00.000Z', clock), clock)).toBe('2026-07-15T11:45:00.000Z');
     }
+  });
+});
+
+describe('shortId', () => {
+  it('keeps a prefix and the last 8 characters of a ULID', () => {
+    expect(shortId('01M8C1WQCZM6JAFTEETTYT62RX')).toBe('…TTYT62RX');
+    expect(shortId('ci_01M8C1WQCZM6JAFTEETTYT62RX')).toBe('ci_…TTYT62RX');
+    expect(shortId('operator:01M8C1WQCZM6JAFTEETTYT62RX')).toBe('operator:…TTYT62RX');
+  });
+
+  it('shows anything else whole', () => {
+    for (const id of ['203.0.113.0/24', 'admin@example.com', 'operator:cli', '01M8C1WQ']) expect(shortId(id)).toBe(id);
+  });
+});
+
+describe('urlPieces', () => {
+  it('cuts a URL before its slashes, at its query separators, and nowhere inside a word', () => {
+    expect(urlPieces('https://localhost:41111/timeline')).toEqual(['https://', 'localhost:41111', '/timeline']);
+    expect(urlPieces('https://hooks.example.com/v2/order-events?tenant=acme&x=1#top')).toEqual([
+      'https://',
+      'hooks.example.com',
+      '/v2',
+      '/order-',
+      'events',
+      '?tenant=',
+      'acme',
+      '&x=',
+      '1',
+      '#top',
+    ]);
+  });
+
+  it('cuts a long run without a hyphen (a token) every 24 characters, and loses nothing', () => {
+    const url = 'https://example.com/hooks/aVeryLongRandomTokenThatGoesOnAndOnForever';
+    expect(urlPieces(url).every((p) => p.length <= 24)).toBe(true);
+    expect(urlPieces(url).join('')).toBe(url);
   });
 });

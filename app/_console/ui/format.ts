@@ -65,3 +65,26 @@ export function formatAge(seconds: number | null | undefined): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
+
+const LONGEST_PIECE = 24;
+
+/**
+ * A URL cut where a line may break: after the scheme's `//`, before each `/`, `?`, `&` and `#`, after `=`;
+ * a run of more than 24 characters without a hyphen (a token) is cut every 24. A table then narrows a URL's column to
+ * its longest piece, not to one character ("https://localhost:41111/ti" / "meline"), nor keeps it whole.
+ */
+export function urlPieces(url: string): string[] {
+  const pieces = url.split(/(?<=:\/\/)|(?<=[^/:])(?=\/)|(?=[?&#])|(?<==)/).filter(Boolean);
+  // A hyphen already lets a line break: only a run without one is cut.
+  return pieces.flatMap((piece) => piece.split(/(?<=-)/).flatMap((run) => run.match(new RegExp(`.{1,${LONGEST_PIECE}}`, 'gs')) ?? []));
+}
+
+/**
+ * An id as tables show it: a prefix (`ci_`, `operator:`) kept, then the last 8 characters. The ids are ULIDs, whose
+ * first 10 characters are the time they were made (ids of one day share most of them) and whose last
+ * ones are random, so the end is what tells two apart. Anything else (a CIDR, an e-mail) is shown whole.
+ */
+export function shortId(id: string): string {
+  const ulid = /^([a-z]+[_:])?[0-9A-HJKMNP-TV-Z]{26}$/.exec(id);
+  return ulid ? `${ulid[1] ?? ''}…${id.slice(-8)}` : id;
+}

@@ -7,8 +7,7 @@ import { useMutation, useQuery } from 'urql';
 import { AttemptDetails } from '../../../_console/deliveries/attempts';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql } from '../../../_console/graphql';
-import { IdLink } from '../../../_console/ui/cells';
-import { CopyButton } from '../../../_console/ui/copy';
+import { IdLink, PartnerCell, UrlText } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { useMay } from '../../../_console/viewer';
@@ -21,6 +20,7 @@ const DeliveryPage = graphql(`
       eventType
       subscriptionId
       partnerId
+      partnerName
       environment
       orderId
       outcome
@@ -114,17 +114,16 @@ export default function DeliveryDetail() {
         </dd>
         <dt>Event</dt>
         <dd>
-          {delivery.eventType} <IdLink id={delivery.eventId} href={`/events?id=${delivery.eventId}`} />{' '}
-          <CopyButton text={delivery.eventId} label="Copy event id" />
+          {delivery.eventType} <IdLink id={delivery.eventId} href={`/events?id=${delivery.eventId}`} />
         </dd>
         <dt>Subscription</dt>
         <dd>
           <IdLink id={delivery.subscriptionId} href={`/deliveries?subscriptionId=${delivery.subscriptionId}`} />{' '}
-          <span className="url">{delivery.url}</span>
+          <UrlText url={delivery.url} />
         </dd>
         <dt>Partner</dt>
         <dd>
-          <code>{delivery.partnerId}</code> ({delivery.environment})
+          <PartnerCell id={delivery.partnerId} name={delivery.partnerName} environment={delivery.environment} />
         </dd>
         {delivery.orderId && (
           <>
