@@ -12,6 +12,7 @@ import { WebhookNoticeResolver } from './notices';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
+import { PARTNER_NAME_RESOLVERS } from './partner-names';
 import { PartnerResolver } from './partners';
 import { ReplayResolver } from './replays';
 import { ViewerResolver } from './viewer';
@@ -36,4 +37,5 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   AccessRequestResolver,
   CredentialHandoverResolver,
   MailResolver,
+  ...PARTNER_NAME_RESOLVERS,
 ];

@@ -7,6 +7,7 @@ import { useQuery } from 'urql';
 import { graphql } from '../../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
+import { UrlText } from '../../../_console/ui/cells';
 import { formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { usePoll } from '../../../_console/ui/use-poll';
@@ -109,7 +110,9 @@ export default function SubscriptionHealth() {
           <dl className="pairs">
             <dt>Endpoint</dt>
             <dd>
-              <code>{sub.url}</code>
+              <code>
+                <UrlText url={sub.url} />
+              </code>
             </dd>
             <dt>Subscription</dt>
             <dd>
