@@ -13,6 +13,11 @@ export async function signIn(
   await expect(page.getByLabel('Signed in as')).toContainText(email);
 }
 
+/** Opens the header's account menu (Change password, Sign out). */
+export async function openAccountMenu(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Account: / }).click();
+}
+
 /** A screenshot of the page as it is now, kept with the test's artifacts (test-results/e2e). */
 export async function snapshot(page: Page, name: string, info: { outputPath(name: string): string }): Promise<void> {
   await page.screenshot({ path: info.outputPath(`${name}.png`), fullPage: true });

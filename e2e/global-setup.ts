@@ -26,6 +26,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     DATA_DIR: path.join(dataDir, 'data'),
     PORT: String(port),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // A streak is announced as failing after 2 s rather than an hour, so notices.spec.ts sees one; the
+    // sandbox (every spec's demo partner) notifies nobody unless a spec opts in, and that spec opts out again.
+    WEBHOOK_NOTICE_FAILING_AFTER_SECONDS: '2',
     NODE_EXTRA_CA_CERTS: ca.caCert,
   };
   for (const k of ['DATABASE_URL', 'NODE_ENV', 'CONSOLE', 'WORKERS']) delete env[k];

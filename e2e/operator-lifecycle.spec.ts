@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { signIn, snapshot } from './console';
+import { openAccountMenu, signIn, snapshot } from './console';
 
 /** Adds an operator on the Operators page with a password of the test's choosing. */
 async function addOperator(page: Page, email: string, password: string): Promise<void> {
@@ -71,6 +71,7 @@ test('any operator changes their own password from the header: the other session
   const elsewhere = await second.newPage();
   await signIn(elsewhere, email, password);
 
+  await openAccountMenu(mine);
   await mine.getByRole('link', { name: 'Change password' }).click();
   await expect(mine.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   const form = mine.getByRole('region', { name: 'Change password' });

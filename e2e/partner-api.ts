@@ -31,7 +31,7 @@ export class PartnerApi {
 
   /** Any call; the status, the JSON body and the X-Request-Id, whatever the status. */
   async send(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     data?: unknown,
   ): Promise<{ status: number; body: Body; requestId: string }> {

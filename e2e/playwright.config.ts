@@ -14,6 +14,11 @@ export default defineConfig({
   use: {
     baseURL: process.env.E2E_BASE_URL,
     screenshot: 'on',
+    // The console writes times in the browser's language and zone: the suite pins both (e2e/dates.spec.ts
+    // varies them), and the width the console is laid out for (e2e/layout.spec.ts).
+    locale: 'en-GB',
+    timezoneId: 'Europe/London',
+    viewport: { width: 1280, height: 800 },
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: '/usr/bin/chromium',

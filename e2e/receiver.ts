@@ -20,8 +20,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** An HTTPS webhook receiver on loopback with a certificate of the run's CA (made by global-setup.ts), answering 200. */
-export async function startReceiver(): Promise<Receiver> {
+/** An HTTPS webhook receiver on loopback with a certificate of the run's CA (made by global-setup.ts), answering `status` (200). */
+export async function startReceiver(status = 200): Promise<Receiver> {
   const ca = ensureLocalCa(process.env.E2E_CA_DIR!, { name: 'pdp e2e CA', days: 2 });
   const received: Received[] = [];
   let holding = false;
@@ -31,7 +31,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
-      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('received');
+      const answer = () => res.writeHead(status, { 'content-type': 'text/plain' }).end('received');
       if (holding) waiting.push(answer);
       else answer();
     });

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { openAccountMenu } from './console';
 
 test('the demo admin signs in at /login with what npm start printed; a wrong password is refused beside the form', async ({
   page,
@@ -40,6 +41,7 @@ test('the console needs a session: / sends a visitor to sign in and back; the he
   await expect(page.getByLabel('Signed in as')).toHaveText(`${process.env.E2E_OPERATOR_EMAIL} (admin)`);
   await page.screenshot({ path: test.info().outputPath('overview.png'), fullPage: true });
 
+  await openAccountMenu(page);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login/);
   await page.goto('/');

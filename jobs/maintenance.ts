@@ -1,6 +1,7 @@
 import { purgeUnconfirmedAccessRequests } from '@/server/access/purge';
 import { purgeOldEvents } from '@/server/events/retention';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
+import { purgeOldNotices } from '@/server/notices/purge';
 import { PURGE_EXPIRED } from '@/server/outbox/queues';
 import { purgeOldFailedRequests } from '@/server/request-failures/purge';
 import { purgeOldSessions } from '@/server/sessions/purge';
@@ -17,6 +18,7 @@ export const purgeExpiredJob = defineJob({
     const { attempts, sessions } = await purgeOldSessions({ ctx });
     const accessRequests = await purgeUnconfirmedAccessRequests({ ctx });
     const failedRequests = await purgeOldFailedRequests({ ctx });
+    const notices = await purgeOldNotices({ ctx });
     deps.log.info(
       {
         idempotency_keys: keys,
@@ -25,6 +27,7 @@ export const purgeExpiredJob = defineJob({
         sessions,
         unconfirmed_access_requests: accessRequests,
         failed_requests: failedRequests,
+        notices,
       },
       'purged expired rows',
     );

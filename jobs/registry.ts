@@ -4,6 +4,7 @@ import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
 import type { JobDefinition } from './definition';
 import { sendMailJob } from './mail';
 import { purgeExpiredJob } from './maintenance';
+import { noticesJob } from './notices';
 import { replayPageJob } from './replays';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
 import { deliverJob, fanOutJob } from './webhooks';
@@ -18,6 +19,7 @@ export const jobDefinitions: readonly JobDefinition[] = [
   sandboxTimeoutJob,
   purgeExpiredJob,
   sendMailJob,
+  noticesJob,
 ] as JobDefinition[];
 
 /** The longest a job held by a dead worker waits before a live worker runs it again. */

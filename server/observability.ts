@@ -29,4 +29,6 @@ export interface Metrics {
   delivery(result: string, apiVersion: string): void;
   /** The delivery engine renewed its claims late: more than half a claim after the last renewal (its event loop stalled, or the database). */
   claimRenewalLate(): void;
+  /** A failure notice went out (server/notices/): `stage` failing, warning_50, warning_90, disabled or recovered; `channel` email (one per message) or event. */
+  notice(stage: string, channel: 'email' | 'event'): void;
 }

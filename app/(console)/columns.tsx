@@ -2,29 +2,40 @@
 
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
-import { timeColumn } from '../_console/ui/cells';
+import { IdLink, PartnerCell, timeColumn, UrlText } from '../_console/ui/cells';
 import type { Disabled, Failing, Failure } from './query';
 
-const subscriptionLink = (id: string, url: string) => <Link href={`/subscriptions/${id}`}>{url}</Link>;
+const subscriptionLink = (id: string, url: string) => (
+  <Link href={`/subscriptions/${id}`}>
+    <UrlText url={url} />
+  </Link>
+);
 
 export const failingColumns: ColumnDef<Failing, unknown>[] = [
   { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
-  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
-  { header: 'Environment', accessorKey: 'environment' },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
+  },
   timeColumn('Failing since', (r) => r.failingSince),
   { header: 'Failed attempts', cell: ({ row }) => row.original.consecutiveFailures ?? '—' },
 ];
 
 export const disabledColumns: ColumnDef<Disabled, unknown>[] = [
   { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.id, row.original.url) },
-  { header: 'Partner', cell: ({ row }) => <code>{row.original.partnerId}</code> },
-  { header: 'Environment', accessorKey: 'environment' },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
+  },
   { header: 'Reason', cell: ({ row }) => row.original.disabledReason ?? '—' },
 ];
 
 export const failureColumns: ColumnDef<Failure, unknown>[] = [
   timeColumn('When', (r) => r.startedAt),
-  { header: 'Partner', cell: ({ row }) => `${row.original.partnerName} (${row.original.environment})` },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
+  },
   { header: 'Subscription', cell: ({ row }) => subscriptionLink(row.original.subscriptionId, row.original.url) },
   { header: 'Event type', accessorKey: 'eventType' },
   {
@@ -41,10 +52,11 @@ export const failureColumns: ColumnDef<Failure, unknown>[] = [
   {
     header: 'Deliveries',
     cell: ({ row }) => (
-      <Link href={`/deliveries?eventId=${encodeURIComponent(row.original.eventId)}`}>
-        <span className="visually-hidden">Deliveries of event </span>
-        {row.original.eventId}
-      </Link>
+      <IdLink
+        id={row.original.eventId}
+        href={`/deliveries?eventId=${encodeURIComponent(row.original.eventId)}`}
+        label={`Deliveries of event ${row.original.eventId}`}
+      />
     ),
   },
 ];

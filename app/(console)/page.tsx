@@ -6,7 +6,7 @@ import { everyMinute, hhmm } from '../_console/overview/minutes';
 import { ThroughputChart } from '../_console/overview/throughput-chart';
 import { DataTable } from '../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../_console/ui/errors';
-import { formatAge, formatPercent } from '../_console/ui/format';
+import { formatAge, formatClock, formatPercent } from '../_console/ui/format';
 import { useUrlState } from '../_console/ui/url-state';
 import { usePoll } from '../_console/ui/use-poll';
 import { disabledColumns, failingColumns, failureColumns } from './columns';
@@ -52,7 +52,7 @@ export default function Overview() {
           Refresh now
         </button>
         <p className="muted" data-testid="refreshed">
-          {refreshedAt ? `Refreshed at ${refreshedAt.toLocaleTimeString('en-GB')}; refreshes every 10 s.` : 'Loading…'}
+          {refreshedAt ? `Refreshed at ${formatClock(refreshedAt)}; refreshes every 10 s.` : 'Loading…'}
         </p>
       </div>
       {/* A failed refresh keeps the last figures on screen and says why beside them. */}

@@ -18,6 +18,7 @@ export const OverviewPage = graphql(`
       failingSubscriptions {
         id
         partnerId
+        partnerName
         environment
         url
         failingSince
@@ -26,6 +27,7 @@ export const OverviewPage = graphql(`
       disabledSubscriptions {
         id
         partnerId
+        partnerName
         environment
         url
         disabledReason

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { Suspense, useState, type ReactNode } from 'react';
+import { Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQuery } from 'urql';
 import { toSignIn } from './client';
 import { IdSearch } from './search/id-search';
@@ -66,16 +66,14 @@ export function ConsoleFrame({ children }: { children: ReactNode }) {
 
 function Header({ viewer }: { viewer: Viewer }) {
   const pathname = usePathname();
-  const [signingOut, setSigningOut] = useState(false);
-  async function signOut() {
-    setSigningOut(true);
-    await fetch('/api/session', { method: 'DELETE' }).catch(() => undefined);
-    toSignIn();
-  }
   const items = NAV.filter((item) => !item.needs || viewer.allowedMutations.includes(item.needs));
+  // One row at 1280 px with room for a 16rem search box: a short name, a compact navigation, and the
+  // operator's e-mail (cut short when long) opening the account menu.
   return (
     <header className="console-header">
-      <strong>Partner Delivery Platform</strong>
+      <strong className="brand">
+        <abbr title="Partner Delivery Platform">PDP</abbr>
+      </strong>
       <nav aria-label="Console">
         <ul>
           {items.map((item) => (
@@ -88,16 +86,73 @@ function Header({ viewer }: { viewer: Viewer }) {
         </ul>
       </nav>
       <IdSearch />
-      <span className="signed-in" aria-label="Signed in as">
-        {viewer.operator.email} <span data-testid="role">({viewer.operator.role})</span>
-      </span>
-      <Link href="/account" aria-current={pathname === '/account' ? 'page' : undefined}>
-        Change password
-      </Link>
-      <button type="button" onClick={signOut} disabled={signingOut}>
-        Sign out
-      </button>
+      <AccountMenu viewer={viewer} />
     </header>
+  );
+}
+
+/** Who is signed in, and a disclosure with Change password and Sign out; it closes on a choice, Escape or a click elsewhere. */
+function AccountMenu({ viewer }: { viewer: Viewer }) {
+  const pathname = usePathname();
+  const [open, setOpen] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  useEffect(() => setOpen(false), [pathname]);
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: Event) => {
+      if (!root.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const escape = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        setOpen(false);
+        root.current?.querySelector('button')?.focus();
+      }
+    };
+    document.addEventListener('pointerdown', away);
+    document.addEventListener('focusin', away);
+    document.addEventListener('keydown', escape);
+    return () => {
+      document.removeEventListener('pointerdown', away);
+      document.removeEventListener('focusin', away);
+      document.removeEventListener('keydown', escape);
+    };
+  }, [open]);
+  async function signOut() {
+    setSigningOut(true);
+    await fetch('/api/session', { method: 'DELETE' }).catch(() => undefined);
+    toSignIn();
+  }
+  const { email, role } = viewer.operator;
+  return (
+    <div className="account" ref={root}>
+      <button
+        type="button"
+        className="account-toggle"
+        aria-expanded={open}
+        aria-controls="account-menu"
+        aria-label={`Account: ${email} (${role})`}
+        title={`${email} (${role})`}
+        onClick={() => setOpen((o) => !o)}
+      >
+        <span className="signed-in" aria-label="Signed in as">
+          <span className="email">{email}</span> <span data-testid="role">({role})</span>
+        </span>
+        <span aria-hidden="true">▾</span>
+      </button>
+      <ul id="account-menu" className="account-menu" hidden={!open}>
+        <li>
+          <Link href="/account" aria-current={pathname === '/account' ? 'page' : undefined}>
+            Change password
+          </Link>
+        </li>
+        <li>
+          <button type="button" onClick={signOut} disabled={signingOut}>
+            Sign out
+          </button>
+        </li>
+      </ul>
+    </div>
   );
 }
 

@@ -14,4 +14,5 @@ export * from './replays';
 export * from './sessions';
 export * from './onboarding';
 export * from './request-failures';
+export * from './notices';
 export * from './api-versions';

@@ -1,4 +1,5 @@
-import { integer, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, integer, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const goLiveStatus = pgEnum('go_live_status', ['not_requested', 'requested', 'approved', 'rejected']);
 
@@ -10,6 +11,15 @@ export const partners = pgTable('partners', {
   rateLimitPerSecond: integer('rate_limit_per_second'),
   // The reviewer's note on the last go-live decision (why rejected, what was checked).
   goLiveNote: text('go_live_note'),
+  // Who is mailed when one of its webhook subscriptions fails, nears auto-disable, is disabled or
+  // recovers (server/notices/): at most 10 addresses, in order, the access request's contact first.
+  technicalContacts: text('technical_contacts')
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
+  // Sandbox endpoints go up and down with a developer's day: their failures notify nobody (no mail,
+  // no webhook.* event) unless the partner opts in.
+  sandboxNotifications: boolean('sandbox_notifications').notNull().default(false),
   // The version an environment's first request pins when set (server/pins/pin.ts). The migration that
   // introduced versions set it to the first version for every partner that existed then: they integrated
   // against it. null: the version current at that first request.

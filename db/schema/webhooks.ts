@@ -36,6 +36,16 @@ export const webhookSubscriptions = pgTable(
       .default(sql`'[]'::jsonb`),
     // First failure since the last success: auto-disable measures from here.
     failingSince: timestamp('failing_since', { withTimezone: true }),
+    // The failing streak at a glance, written with each failure (server/delivery/disabled.ts) so the
+    // failure notices (server/notices/) never count attempts: failures since failing_since, and the last one.
+    streakFailures: integer('streak_failures').notNull().default(0),
+    lastFailureAt: timestamp('last_failure_at', { withTimezone: true }),
+    lastErrorKind: text('last_error_kind'),
+    lastResponseStatus: integer('last_response_status'),
+    // Set by the success that ended a streak (its failing_since, and when), until the notices job has
+    // told whoever it had told of the streak that it recovered: a fact that outlives a crashed worker.
+    recoveredFrom: timestamp('recovered_from', { withTimezone: true }),
+    recoveredAt: timestamp('recovered_at', { withTimezone: true }),
     // The version its deliveries are rendered in (the creating request's, or as PATCHed). The default is
     // the first version (server/versions/registry.ts FIRST_VERSION), what subscriptions made before
     // versions existed speak; the service always names one.

@@ -6,6 +6,7 @@ import type postgres from 'postgres';
 import type { PoolUsage } from '@/db/client';
 import type { Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
+import { NOTICE_STAGES } from '@/server/notices/stages';
 import { VERSIONS } from '@/server/versions/registry';
 
 export interface ProcessMetrics extends Metrics {
@@ -90,6 +91,14 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     help: "Renewals of the delivery engine's claims that came more than half a claim after the last one: claims may have lapsed.",
     registers: [registry],
   });
+  const notices = new Counter({
+    name: 'pdp_webhook_notices_total',
+    help: 'Failure notices sent: by stage (failing, warning_50, warning_90, disabled, recovered) and channel (email: one per message; event).',
+    labelNames: ['stage', 'channel'],
+    registers: [registry],
+  });
+  // Every series at 0 from the start, so a rate() or an alert on one stage has something to read.
+  for (const stage of NOTICE_STAGES) for (const channel of ['email', 'event']) notices.inc({ stage, channel }, 0);
   const attemptDuration = new Histogram({
     name: 'pdp_webhook_attempt_duration_seconds',
     help: 'Time a webhook attempt took, from sending to the receiver answering or failing.',
@@ -240,6 +249,9 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     },
     claimRenewalLate() {
       lateRenewals.inc();
+    },
+    notice(stage, channel) {
+      notices.inc({ stage, channel });
     },
   };
 }

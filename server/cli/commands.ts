@@ -11,6 +11,7 @@ import { enableOperator } from '../operators/enable';
 import { setOperatorPassword } from '../operators/set-password';
 import { advanceOrder } from '../orders/advance';
 import { ORDER_STATUSES } from '../orders/state-machine';
+import { listNotices } from '../notices/list';
 import { createPartner } from '../partners/create';
 import { decideGoLive, type GoLiveDecision } from '../partners/go-live';
 import { setRateLimit } from '../partners/set-rate-limit';
@@ -170,6 +171,52 @@ export const COMMANDS: readonly Command[] = [
     run: (ctx, input) => setRateLimit({ ctx, input }),
     describe: (r, input) =>
       `Partner ${r.id}: ${r.rate_limit_per_second} requests/s, burst ${r.burst}${input.perSecond === null ? ' (platform default)' : ''}.`,
+  }),
+  command({
+    words: ['notices', 'list'],
+    summary:
+      'The webhook failure notices sent (failing, warning_50, warning_90, disabled, recovered), newest first: of one subscription, one partner, or all; each with its mails and its event deliveries.',
+    flags: {
+      subscription: { value: 'id', optional: true },
+      partner: { value: 'id', optional: true },
+      limit: { value: '1-100', optional: true },
+    },
+    input: (f) => ({
+      subscriptionId: f.subscription === undefined ? undefined : value.id('subscription', f.subscription),
+      partnerId: f.partner === undefined ? undefined : value.id('partner', f.partner),
+      limit: f.limit === undefined ? 20 : value.integer('limit', f.limit, 1, 100),
+    }),
+    run: async (ctx, input) => {
+      const notices = await listNotices({ ctx, input });
+      return {
+        object: 'list' as const,
+        data: notices.map((n) => ({
+          id: n.id,
+          subscription_id: n.subscriptionId,
+          partner_id: n.partnerId,
+          environment: n.environment,
+          stage: n.stage,
+          streak: n.streak,
+          created: n.createdAt.toISOString(),
+          event_id: n.eventId,
+          sends: n.sends.map((s) => ({ channel: s.channel, to: s.to, status: s.status, at: s.at.toISOString() })),
+        })),
+      };
+    },
+    describe: (r) =>
+      r.data.length === 0
+        ? 'No failure notices.'
+        : r.data
+            .map(
+              (n) =>
+                `${n.created}  ${n.stage.padEnd(10)}  ${n.subscription_id} (${n.environment})\n` +
+                (n.sends.length === 0
+                  ? '    nothing sent'
+                  : n.sends
+                      .map((s) => `    ${s.channel.padEnd(5)}  ${s.to ?? '(no subscription asks for it)'}  ${s.status}  ${s.at}`)
+                      .join('\n')),
+            )
+            .join('\n'),
   }),
   command({
     words: ['operator', 'create'],

@@ -91,6 +91,10 @@ export const envSchema = z.object({
     .positive()
     .max(24 * 365)
     .default(120),
+  // A subscription whose every attempt has failed this long is announced as failing (mail to the
+  // partner's technical contacts, webhook.failing): past a deploy or a restart, well before the
+  // auto-disable (server/notices/stages.ts).
+  WEBHOOK_NOTICE_FAILING_AFTER_SECONDS: int(1, 30 * 86_400).default(3600),
   WEBHOOK_MAX_SUBSCRIPTIONS: int(1, 1000).default(20),
   SEED_DEMO: bool.default(true),
   // smtp://user:pass@host:587 or smtps://...: where mail goes. Unset: kept in the local outbox the console shows.

@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Ctx } from '../context';
+import { timedStage, noticeClocks } from '../notices/stages';
+import { enqueue } from '../outbox/enqueue';
+import { NOTICES } from '../outbox/queues';
 
 /**
  * Disabling a subscription, in one place: when it happens and what it means.
@@ -42,29 +45,45 @@ export function autoDisableReason(failure: {
 }
 
 /**
- * Extends the subscription's failing streak with a failure at `failedAt`, and disables it when
- * {@link autoDisableReason} says so. Inside the failure's transaction: the row is locked, so a success
- * recorded meanwhile (which ends the streak) is seen before deciding.
+ * Extends the subscription's failing streak with a failure at `failedAt` (its count and last error,
+ * which the failure notices read), and disables it when {@link autoDisableReason} says so. Inside the
+ * failure's transaction: the row is locked, so a success recorded meanwhile (which ends the streak) is
+ * seen before deciding. When this failure disables the subscription or takes its streak past a notice's
+ * time (server/notices/stages.ts), the notices job is enqueued in the same transaction, so the partner
+ * hears of it now rather than at the job's next minute.
  */
 export async function recordFailingStreak(
   tx: Ctx,
-  failure: { subscriptionId: string; failedAt: Date; gone: boolean },
+  failure: { subscriptionId: string; failedAt: Date; gone: boolean; errorKind: string; responseStatus: number | null },
 ): Promise<AutoDisableReason | undefined> {
-  const [row] = await tx.db.execute<{ status: string; failing_since: string | null; now: string }>(sql`
-    select status, failing_since, now() as now from webhook_subscriptions where id = ${failure.subscriptionId} for update`);
+  const [row] = await tx.db.execute<{ status: string; failing_since: string | null; last_failure_at: string | null; now: string }>(sql`
+    select status, failing_since, last_failure_at, now() as now from webhook_subscriptions where id = ${failure.subscriptionId} for update`);
   if (!row) return undefined;
-  const reason = autoDisableReason({
-    gone: failure.gone,
-    failingSince: row.failing_since === null ? null : new Date(row.failing_since),
-    now: new Date(row.now),
-    afterHours: tx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS,
-  });
+  const now = new Date(row.now);
+  const failingSince = row.failing_since === null ? null : new Date(row.failing_since);
+  const reason = autoDisableReason({ gone: failure.gone, failingSince, now, afterHours: tx.env.WEBHOOK_AUTO_DISABLE_AFTER_HOURS });
   // A subscription disabled by someone keeps its own reason.
   const disable = reason !== undefined && row.status === 'enabled';
+  // Measured on the attempts' own clock, the one failing_since is on.
+  const since = (failingSince ?? failure.failedAt).getTime();
+  const last = failingSince && row.last_failure_at ? new Date(row.last_failure_at).getTime() : undefined;
+  // Attempts in flight together may be recorded out of order: the last failure is the latest one.
+  const latest = last === undefined || last <= failure.failedAt.getTime();
   await tx.db.execute(sql`
     update webhook_subscriptions set
-      failing_since = coalesce(failing_since, ${failure.failedAt.toISOString()}::timestamptz)
+      failing_since = coalesce(failing_since, ${failure.failedAt.toISOString()}::timestamptz),
+      streak_failures = case when failing_since is null then 1 else streak_failures + 1 end
+      ${
+        latest
+          ? sql`, last_failure_at = ${failure.failedAt.toISOString()}::timestamptz, last_error_kind = ${failure.errorKind},
+            last_response_status = ${failure.responseStatus}`
+          : sql``
+      }
       ${disable ? sql`, status = 'disabled', disabled_reason = ${reason}, updated_at = now()` : sql``}
     where id = ${failure.subscriptionId}`);
+  const clocks = noticeClocks(tx.env);
+  const reachedBefore = last === undefined ? undefined : timedStage(last - since, clocks);
+  const reachedNow = timedStage(Math.max(failure.failedAt.getTime(), last ?? 0) - since, clocks);
+  if (disable || reachedNow !== reachedBefore) await enqueue(tx, NOTICES, { subscription_id: failure.subscriptionId });
   return disable ? reason : undefined;
 }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
+import { isAudience } from '../events/catalog';
 import { newId } from '../ids';
 import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt } from './claimed-attempt';
 import { receivesDeliveries } from './disabled';
@@ -49,9 +50,7 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         // As at Stripe and Svix, an endpoint hears of what happens after it exists: a subscription made
         // between an event's commit and its fan-out does not get it live (a `missing` replay finds it).
         .filter((s) => s.createdAt <= event.createdAt)
-        .filter((s) =>
-          event.type === 'webhook.test' ? s.id === event.objectId : s.eventFilters.length === 0 || s.eventFilters.includes(event.type),
-        )
+        .filter((s) => isAudience(event, s))
         .map((subscription) => ({ event, subscription, enabled: receivesDeliveries(subscription) })),
     );
     if (pairs.length === 0) return { found: found.length, claimed: [], skipped: 0 };

@@ -3,7 +3,8 @@ import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { newId } from '../ids';
 import { enqueue } from '../outbox/enqueue';
-import { DELIVER } from '../outbox/queues';
+import { DELIVER, NOTICES } from '../outbox/queues';
+import { noticeClocks, timedStage } from '../notices/stages';
 import { recordFailingStreak } from './disabled';
 import type { AttemptOutcome } from './send-attempt';
 import type { PostOutcome } from './http-client';
@@ -116,7 +117,7 @@ async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): 
     response_headers: outcome.headers,
     response_body: outcome.body,
   }));
-  const recorded = await ctx.sql<{ id: string }[]>`
+  const recorded = await ctx.sql<{ id: string; ended_streak: Date | string | null }[]>`
     with done as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, delivery_id text, subscription_id text, attempt int,
         trigger text, requested_by text, api_version text, resolved_address text, started_at timestamptz, duration_ms int,
@@ -136,11 +137,33 @@ async function recordSuccesses(ctx: Ctx, holder: string, successes: Success[]): 
       select id, delivery_id, attempt, trigger, requested_by, api_version, resolved_address, started_at, duration_ms, response_status,
         response_headers, response_body from done where delivery_id in (select id from deliveries)
     ), streaks as (
-      update webhook_subscriptions set failing_since = null
+      -- recovered_from keeps the ended streak's start (SET reads the row as it was) for its notices.
+      update webhook_subscriptions set recovered_from = failing_since, recovered_at = now(), failing_since = null
       where id = ${anyOfRaw(ctx.sql, [...new Set(rows.map((r) => r.subscription_id))])} and failing_since is not null
+      returning id, recovered_from
     )
-    select id from deliveries`;
-  return new Set(recorded.map((r) => r.id));
+    select id, null::timestamptz as ended_streak from deliveries
+    union all select id, recovered_from from streaks`;
+  await announceRecoveries(
+    ctx,
+    recorded.filter((r) => r.ended_streak !== null),
+  );
+  return new Set(recorded.filter((r) => r.ended_streak === null).map((r) => r.id));
+}
+
+/**
+ * A streak old enough to have been announced has ended: the notices job tells whoever was told
+ * (server/notices/). Not in a transaction, as the successes are not: should this enqueue be lost, the
+ * job's minute finds the streak by its recovered_from.
+ */
+async function announceRecoveries(ctx: Ctx, ended: { id: string; ended_streak: Date | string | null }[]): Promise<void> {
+  const clocks = noticeClocks(ctx.env);
+  for (const { id, ended_streak } of ended) {
+    if (timedStage(Date.now() - new Date(ended_streak!).getTime(), clocks) === undefined) continue;
+    await enqueue(ctx, NOTICES, { subscription_id: id }).catch((err: unknown) =>
+      ctx.log.warn({ subscription_id: id, err }, 'could not enqueue the recovery notice; the notices job finds it within a minute'),
+    );
+  }
 }
 
 /** Attempts not made because the subscription was disabled or deleted meanwhile: the delivery is skipped (a replay can send it). */
@@ -203,7 +226,13 @@ async function recordFailure(ctx: Ctx, holder: string, { claimed, startedAt, out
         { startAfterSeconds: Math.max(1, Math.round(delay)) },
       );
     }
-    await recordFailingStreak(tx, { subscriptionId: claimed.subscription_id, failedAt: startedAt, gone });
+    await recordFailingStreak(tx, {
+      subscriptionId: claimed.subscription_id,
+      failedAt: startedAt,
+      gone,
+      errorKind: failed.kind === 'response' ? 'http_status' : failed.errorKind,
+      responseStatus: failed.kind === 'response' ? failed.status : null,
+    });
     return result;
   });
 }

@@ -1,6 +1,8 @@
 import { changedAttributes } from '../orders/move';
 import type { OrderResource } from '../orders/schemas';
 import { CREATED_EVENT, TRANSITIONS, type OrderStatus } from '../orders/state-machine';
+import { OPERATIONAL_EVENT_TYPES } from './catalog';
+import { LATEST_VERSION } from '../versions/registry';
 import type { StoredEvent } from './present';
 
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z, so examples are stable
@@ -45,11 +47,41 @@ export function exampleEvent(type: string): StoredEvent {
   const history = PATH_TO[type];
   const object = history
     ? exampleOrder(history[history.length - 1]!, history)
-    : { id: '01JGQ10A2B3C4D5E6F7G8H9J0K', object: 'webhook_subscription', url: 'https://example.com/webhooks', status: 'enabled' };
+    : OPERATIONAL_EVENT_TYPES.has(type)
+      ? exampleFailingSubscription(type)
+      : { id: '01JGQ10A2B3C4D5E6F7G8H9J0K', object: 'webhook_subscription', url: 'https://example.com/webhooks', status: 'enabled' };
   const before = history && history.length > 1 ? exampleOrder(history.at(-2)!, history.slice(0, -1)) : undefined;
   return {
     envelope: { id: '01JGQ11M3N4P5Q6R7S8T9V0W1X', object: 'event', created: T0 + 1800, livemode: false, type, data: { object } },
     previous_attributes: before ? changedAttributes(before, object as OrderResource) : null,
+  };
+}
+
+/** The subscription an operational event is about, as the partner API shows it, with its failing streak (server/notices/streak.ts). */
+function exampleFailingSubscription(type: string) {
+  const disabled = type === 'webhook.disabled';
+  const recovered = type === 'webhook.recovered';
+  const started = T0 - 3 * 3600;
+  return {
+    id: '01JGQ10A2B3C4D5E6F7G8H9J0K',
+    object: 'webhook_subscription',
+    livemode: false,
+    url: 'https://example.com/webhooks',
+    description: 'orders',
+    event_filters: [],
+    api_version: LATEST_VERSION,
+    status: disabled ? 'disabled' : 'enabled',
+    disabled_reason: disabled ? 'too_many_failures' : null,
+    created: T0 - 86_400,
+    updated: disabled ? T0 + 1800 : T0 - 86_400,
+    failure_streak: {
+      stage: disabled ? 'disabled' : recovered ? 'recovered' : 'failing',
+      started,
+      failed_attempts: 42,
+      last_failure: { at: T0 + 1700, error_kind: 'http_status', response_status: 503 },
+      disables_after: disabled || recovered ? null : started + 120 * 3600,
+      ended: disabled || recovered ? T0 + 1800 : null,
+    },
   };
 }
 

@@ -3,9 +3,9 @@ import { events, webhookSubscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/record';
 import { requesterOf, withTransaction, type TenantCtx } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
-import { acceptedTypes } from '../replays/select';
 import { resendEvents } from '../webhooks/resend';
 import { receivesDeliveries } from '../delivery/disabled';
+import { isAudience } from './catalog';
 
 /**
  * Sends one event again, with its original id, rendered in the subscription's version now: to the given
@@ -34,15 +34,7 @@ export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { 
     if (input.webhook_id && !receivesDeliveries(subscriptions[0]!)) {
       throw new ConflictError('subscription_disabled', 'This subscription is disabled: enable it (PATCH status) before sending to it.');
     }
-    const targets = subscriptions.filter(
-      (s) =>
-        receivesDeliveries(s) &&
-        (input.webhook_id
-          ? true
-          : event.type === 'webhook.test'
-            ? s.id === event.objectId
-            : acceptedTypes(s.eventFilters).includes(event.type)),
-    );
+    const targets = subscriptions.filter((s) => receivesDeliveries(s) && (input.webhook_id ? true : isAudience(event, s)));
     const sentTo: string[] = [];
     for (const s of targets) {
       const sent = await resendEvents(tx, {

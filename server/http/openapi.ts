@@ -5,7 +5,7 @@ import { LATEST_VERSION, VERSIONS } from '../versions/registry';
 import { openApiDocumentFor } from '../versions/render';
 import { versionField } from '../versions/requested';
 import { errorEnvelope } from './error-response';
-import type { HttpMethod, RouteSpec } from './route-spec';
+import { BODY_METHODS, type HttpMethod, type RouteSpec } from './route-spec';
 import type { RouteEntry } from './routes';
 
 // What every authenticated route can answer besides its own statuses; from the one partner wrapper.
@@ -83,7 +83,7 @@ export function buildOpenApiDocument(routes: readonly RouteEntry[]): object {
 
 function operation(path: string, method: HttpMethod, spec: RouteSpec, security: string[]): RouteConfig {
   const errors: Record<number, string> = spec.auth
-    ? { ...COMMON_ERRORS, ...(method === 'POST' || method === 'PATCH' ? BODY_ERRORS : {}) }
+    ? { ...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? BODY_ERRORS : {}) }
     : { 500: COMMON_ERRORS[500]! };
   for (const e of spec.errors ?? []) errors[e.status] = e.description;
   const responses: RouteConfig['responses'] = {

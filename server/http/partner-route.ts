@@ -16,7 +16,7 @@ import { runIdempotently } from './idempotent';
 import { jsonResponse } from './json';
 import { loggedPath } from './logged-path';
 import { serveRequest } from './serve-request';
-import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
+import { BODY_METHODS, servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -134,7 +134,7 @@ export function partnerRoute<
           version = await pinOf(credential, ctx);
           const requested = request.headers.get(VERSION_HEADER);
           if (requested !== null) version = parseVersion(requested.trim(), 'X-Service-Version');
-          const hasBody = request.method === 'POST' || request.method === 'PATCH';
+          const hasBody = BODY_METHODS.has(request.method);
           const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
           const url = new URL(request.url);
           // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never

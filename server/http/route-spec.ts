@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { PartnerServices } from './services';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE'];
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** The methods whose requests carry a JSON body. */
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** What a route declares once: it drives validation, the handler's types and the OpenAPI document. */
 export interface RouteSpec {

@@ -44,6 +44,12 @@ export const SANDBOX_TIMEOUT_SWEEP = queue('sandbox.timeout-sweep', z.object({})
 /** Scheduled: deletes expired idempotency keys and events past their retention. */
 export const PURGE_EXPIRED = queue('maintenance.purge-expired', z.object({}).passthrough());
 
+/**
+ * The failure notices (server/notices/): with a subscription id, that subscription's (a failure or a
+ * success just moved its streak); scheduled without one every minute, every subscription in a streak.
+ */
+export const NOTICES = queue('webhooks.notices', z.object({ subscription_id: z.string().optional() }).passthrough());
+
 /** One e-mail of mail_messages to send (SMTP, or kept in the local outbox without SMTP_URL). */
 export const SEND_MAIL = queue('mail.send', z.object({ message_id: z.string() }));
 

@@ -20,3 +20,37 @@ export const decideGoLiveInput = z.strictObject({
   // with one e-mails the reason.
   email: z.string().trim().email().max(320).optional(),
 });
+
+export const MAX_TECHNICAL_CONTACTS = 10;
+
+/** One contact address: stored lower-cased, so the list holds each address once whatever its spelling. */
+const contactEmail = z.string().trim().toLowerCase().pipe(z.email('must be an e-mail address').max(254));
+
+export const setTechnicalContactsInput = z
+  .strictObject({
+    emails: z
+      .array(contactEmail)
+      .max(MAX_TECHNICAL_CONTACTS)
+      .superRefine((list, ctx) => {
+        list.forEach((email, i) => {
+          if (list.indexOf(email) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `'${email}' is already in the list` });
+        });
+      })
+      .meta({
+        description: `Who is e-mailed when a webhook subscription fails, nears auto-disable, is disabled or recovers: at most ${MAX_TECHNICAL_CONTACTS}, in order; empty mails nobody`,
+      }),
+    sandbox_notifications: z.boolean().optional().meta({
+      description: 'Also notify (mail and webhook.* events) for sandbox subscriptions; absent leaves it as it is. Default false',
+    }),
+  })
+  .meta({ id: 'TechnicalContactsUpdate' });
+export type SetTechnicalContactsInput = z.infer<typeof setTechnicalContactsInput>;
+
+export const technicalContactsResource = z
+  .object({
+    object: z.literal('technical_contacts'),
+    emails: z.array(z.string()),
+    sandbox_notifications: z.boolean(),
+  })
+  .meta({ id: 'TechnicalContacts' });
+export type TechnicalContacts = z.infer<typeof technicalContactsResource>;

@@ -10,7 +10,8 @@ import { findSubscription } from '../webhooks/find';
 import { livemode } from '../context';
 import { presentReplay, windowOf } from './present';
 import type { CreateReplayInput, ReplayResource } from './schemas';
-import { acceptedTypes, countMatching, pageOfMatching } from './select';
+import { acceptedTypes } from '../events/catalog';
+import { countMatching, pageOfMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
 
 const MAX_WINDOW_SECONDS = 30 * 86_400;

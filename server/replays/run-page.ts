@@ -5,7 +5,8 @@ import { enqueue } from '../outbox/enqueue';
 import { REPLAY_PAGE } from '../outbox/queues';
 import { resendEvents } from '../webhooks/resend';
 import { requesterOfReplay, windowOf } from './present';
-import { acceptedTypes, pageOfMatching } from './select';
+import { acceptedTypes } from '../events/catalog';
+import { pageOfMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
 
 // Events per page, and the pacing: the next page waits while half a page of this replay's deliveries

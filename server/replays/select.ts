@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Ctx, Environment } from '../context';
-import { EVENT_CATALOG } from '../events/catalog';
+import { OPERATIONAL_EVENT_TYPES } from '../events/catalog';
 import { anyOf } from '@/db/lists';
 
 export interface ReplayWindow {
@@ -14,13 +14,9 @@ export interface ReplayWindow {
   only: 'all' | 'failed' | 'missing';
 }
 
-/** The types a subscription receives: its filters, or (empty) the whole catalog. */
-export function acceptedTypes(filters: string[]): string[] {
-  return filters.length > 0 ? filters : EVENT_CATALOG.map((e) => e.type);
-}
-
 // The events a replay selects, by keyset on the event id (ULIDs sort by creation): never one query
-// over the whole window. webhook.test events are only ever the subscription's own.
+// over the whole window. As isAudience (server/events/catalog.ts) decides for fan-out: webhook.test
+// events are only ever the subscription's own, and operational events never those about itself.
 function matching(w: ReplayWindow): SQL {
   const mode =
     w.only === 'all'
@@ -36,6 +32,7 @@ function matching(w: ReplayWindow): SQL {
       and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz
       and e.type = ${anyOf(w.types)}
       and (e.type <> 'webhook.test' or e.object_id = ${w.subscriptionId})
+      and (not e.type = ${anyOf([...OPERATIONAL_EVENT_TYPES])} or e.object_id <> ${w.subscriptionId})
       and ${mode}`;
 }
 

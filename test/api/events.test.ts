@@ -8,6 +8,7 @@ import { purgeOldEvents } from '@/server/events/retention';
 import { eventResource } from '@/server/events/schemas';
 import { orderResource } from '@/server/orders/schemas';
 import { FIRST_VERSION, LATEST_VERSION } from '@/server/versions/registry';
+import { webhookResource } from '@/server/webhooks/schemas';
 
 // The first version's event: the latest's without `api_version` (its `data.object` is loose: the order whole).
 const firstVersionEvent = eventResource.omit({ api_version: true });
@@ -16,7 +17,8 @@ import { waitFor } from '../support/poll';
 import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
-// order (or, for webhook.test, the subscription) has in each. Written out independently of the catalog.
+// order (or, for webhook.test, the subscription) has in each; and the operational events of section 8
+// (README "Failure notices"). Written out independently of the catalog.
 const CATALOG: Record<string, string> = {
   'order.created': 'created',
   'order.courier_assigned': 'courier_assigned',
@@ -29,6 +31,9 @@ const CATALOG: Record<string, string> = {
   'order.returned': 'returned',
   'order.cancelled': 'cancelled',
   'webhook.test': 'enabled',
+  'webhook.failing': 'enabled',
+  'webhook.disabled': 'disabled',
+  'webhook.recovered': 'enabled',
 };
 
 let svc: TestService;
@@ -109,6 +114,14 @@ describe('GET /partner/event-types', () => {
         expect(order.status_history.at(-1)!.status).toBe(order.status);
         expect(order.updated).toBe(order.status_history.at(-1)!.at);
         expect(Object.keys(t.example.data.object).sort()).toEqual(Object.keys(orderResource.shape).sort());
+      } else if (t.type !== 'webhook.test') {
+        // The subscription as GET /partner/webhooks/{id} shapes it, with its failing streak.
+        const { failure_streak, ...subscription } = t.example.data.object;
+        expect(() => webhookResource.parse(subscription), t.type).not.toThrow();
+        expect(Object.keys(subscription).sort()).toEqual(Object.keys(webhookResource.shape).sort());
+        expect(Object.keys(failure_streak as object).sort()).toEqual(
+          ['disables_after', 'ended', 'failed_attempts', 'last_failure', 'stage', 'started'].sort(),
+        );
       } else {
         expect(t.example.data.object).toEqual({
           id: expect.any(String),
@@ -128,7 +141,8 @@ describe('GET /partner/event-types', () => {
       expect(() => eventResource.parse(t.example), t.type).not.toThrow();
       expect(t.example).toMatchObject({ api_version: LATEST_VERSION, type: t.type });
       expect(t.example.data).not.toHaveProperty('object.status_history');
-      if (t.type === 'order.created' || t.type === 'webhook.test') expect(t.example.data).not.toHaveProperty('previous_attributes');
+      // Order moves say what they changed; a creation, webhook.test and the operational events do not.
+      if (!t.type.startsWith('order.') || t.type === 'order.created') expect(t.example.data).not.toHaveProperty('previous_attributes');
       else expect(t.example.data).toHaveProperty('previous_attributes.status');
     }
   });

@@ -13,12 +13,12 @@ import { FIRST_VERSION, LATEST_VERSION } from '@/server/versions/registry';
 import { call, type Caller } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestService } from '../support/service';
 
-// Migration 0013 (versions) over a database that already holds a partner, a subscription, an order's event
+// Migration 0014 (versions) over a database that already holds a partner, a subscription, an order's event
 // and its delivery, as the version before it left them: existing rows speak the first version, and the
 // partner's environments are pinned to it at their next request, not to the latest.
 
 const MIGRATIONS = path.resolve('db/migrations');
-const VERSIONS_MIGRATION = '0013_api_versions';
+const VERSIONS_MIGRATION = '0014_api_versions';
 
 let url: string;
 let svc: TestService;
@@ -77,7 +77,7 @@ beforeAll(async () => {
   svc = await startTestService({ WORKERS: 'off', CREDENTIAL_CACHE_TTL_MS: '0' }, { databaseUrl: url });
 });
 
-describe('migration 0013 over an existing database', () => {
+describe('migration 0014 over an existing database', () => {
   it('leaves existing subscriptions and deliveries in the first version, and marks existing partners to pin it', async () => {
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {

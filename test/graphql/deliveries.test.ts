@@ -28,7 +28,7 @@ const LONG_BODY = 'x'.repeat(5000);
 
 const ATTEMPT_FIELDS = `attempts { number trigger requestedBy startedAt durationMs requestHeaders { name value } responseStatus
   responseHeaders { name value } responseBodyExcerpt errorKind errorMessage resolvedAddress }`;
-const DELIVERY_FIELDS = `id eventId eventType subscriptionId partnerId environment orderId outcome attemptCount url ${ATTEMPT_FIELDS}`;
+const DELIVERY_FIELDS = `id eventId eventType subscriptionId partnerId partnerName environment orderId outcome attemptCount url ${ATTEMPT_FIELDS}`;
 const DELIVERIES = `query($filter: DeliveryFilter, $first: Int! = 25, $after: String) {
   deliveries(filter: $filter, first: $first, after: $after) { nodes { ${DELIVERY_FIELDS} } pageInfo { hasNextPage endCursor } } }`;
 
@@ -315,7 +315,7 @@ describe('overview', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const OVERVIEW = `query($w: Int!) { overview(windowMinutes: $w) { windowMinutes attempts successRate perMinute { minute succeeded failed }
       pendingDeliveries dueDeliveries oldestWaitingSeconds
-      failingSubscriptions { id partnerId url failingSince consecutiveFailures } disabledSubscriptions { id disabledReason } } }`;
+      failingSubscriptions { id partnerId partnerName url failingSince consecutiveFailures } disabledSubscriptions { id partnerName disabledReason } } }`;
     const o = (await gqlData(support, OVERVIEW, { w: 60 })).overview;
     const succeeded = o.perMinute.reduce((n: number, m: Row) => n + m.succeeded, 0);
     const failed = o.perMinute.reduce((n: number, m: Row) => n + m.failed, 0);
@@ -328,12 +328,17 @@ describe('overview', () => {
     expect(o.successRate).toBeCloseTo(succeeded / (succeeded + failed), 5);
     expect(o).toMatchObject({ windowMinutes: 60, pendingDeliveries: 0, dueDeliveries: 0, oldestWaitingSeconds: null });
     expect(o.failingSubscriptions).toEqual([
-      expect.objectContaining({ id: failSub, partnerId: a.partnerId, url: `https://localhost:${receiver.port}/fail` }),
+      expect.objectContaining({
+        id: failSub,
+        partnerId: a.partnerId,
+        partnerName: 'Test Partner',
+        url: `https://localhost:${receiver.port}/fail`,
+      }),
     ]);
     // failing_since is the first failure recorded; the other delivery's first attempt may have started just before it.
     expect(o.failingSubscriptions[0].consecutiveFailures).toBeGreaterThanOrEqual(3);
     expect(o.failingSubscriptions[0].consecutiveFailures).toBeLessThanOrEqual(4);
-    expect(o.disabledSubscriptions).toEqual([{ id: bSub, disabledReason: 'disabled_by_partner' }]);
+    expect(o.disabledSubscriptions).toEqual([{ id: bSub, partnerName: 'Test Partner', disabledReason: 'disabled_by_partner' }]);
 
     // A delivery waiting for a worker shows in the backlog with its age.
     await svc.rt.db.execute(sql`update webhook_deliveries set status = 'pending', next_attempt_at = now() - interval '90 seconds'
@@ -390,7 +395,7 @@ describe('cost', () => {
     const small = await count(5);
     const page = await count(50);
     expect(page.rows).toHaveLength(50);
-    expect(page.rows.every((d) => d.attempts.length === 2)).toBe(true);
+    expect(page.rows.every((d) => d.attempts.length === 2 && d.partnerName === 'Test Partner')).toBe(true);
     expect(page.statements.length, page.statements.join('\n---\n')).toBeLessThanOrEqual(5);
     expect(page.statements.length).toBe(small.statements.length);
   });

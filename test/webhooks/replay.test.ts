@@ -263,6 +263,14 @@ describe('redeliver', () => {
     const b = await subscribe(partner, '/redeliver-b', { event_filters: ['order.created'] });
     const [event] = await orderCreatedEvents(partner, 1);
     await waitFor('the live deliveries', () => at('/redeliver-a').length === 1 && at('/redeliver-b').length === 1);
+    // Recorded, too: the receiver has a request before its sender has the answer, and a delivery still
+    // pending is not sent twice (this raced on a loaded machine: webhook_ids [] in 3 runs of 5).
+    await waitFor('the live deliveries recorded', async () => {
+      const [row] = await svc.rt.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from webhook_deliveries where event_id = ${event} and status = 'succeeded'`,
+      );
+      return row!.n === 2;
+    });
 
     const one = await call('POST', `/partner/events/${event}/redeliver`, partner, { webhook_id: a });
     expect(one.status).toBe(202);

@@ -4,7 +4,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useMutation } from 'urql';
 import { graphql } from '../../_console/graphql';
-import { timeColumn } from '../../_console/ui/cells';
+import { IdLink, timeColumn } from '../../_console/ui/cells';
 import { ConfirmButton } from '../../_console/ui/confirm';
 import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
 import { Field } from '../../_console/ui/field';
@@ -48,7 +48,7 @@ export function columns(status: Status, mayDecide: boolean, refresh: () => void)
     status === 'approved'
       ? {
           header: 'Partner',
-          cell: ({ row }) => (row.original.partnerId ? <a href={`/partners/${row.original.partnerId}`}>{row.original.partnerId}</a> : '—'),
+          cell: ({ row }) => <IdLink id={row.original.partnerId} href={`/partners/${row.original.partnerId}`} />,
         }
       : { header: 'Reason', cell: ({ row }) => row.original.reason ?? '—' },
   ];

@@ -2,7 +2,7 @@
 
 import type { ColumnDef } from '@tanstack/react-table';
 import { ChangesOf } from '../../_console/audit/changes';
-import { timeColumn } from '../../_console/ui/cells';
+import { ShortId, timeColumn } from '../../_console/ui/cells';
 import type { AuditEntry } from './query';
 
 export const columns: ColumnDef<AuditEntry, unknown>[] = [
@@ -11,8 +11,12 @@ export const columns: ColumnDef<AuditEntry, unknown>[] = [
     header: 'Who',
     cell: ({ row }) => (
       <>
-        {row.original.actorEmail ?? <code>{row.original.actor}</code>}
-        {row.original.actorEmail && <div className="muted">{row.original.actor}</div>}
+        {row.original.actorEmail ?? <ShortId id={row.original.actor} />}
+        {row.original.actorEmail && (
+          <div className="muted">
+            <ShortId id={row.original.actor} copy={false} />
+          </div>
+        )}
       </>
     ),
   },
@@ -21,7 +25,7 @@ export const columns: ColumnDef<AuditEntry, unknown>[] = [
     header: 'Target',
     cell: ({ row }) => (
       <>
-        {row.original.targetType} <code>{row.original.targetId}</code>
+        {row.original.targetType} <ShortId id={row.original.targetId} />
       </>
     ),
   },

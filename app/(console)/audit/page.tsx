@@ -54,8 +54,8 @@ export default function AuditLog() {
         <FilterField name="action" label="Action" suggestions={AUDIT_ACTIONS} />
         <FilterField name="targetType" label="Target type" />
         <FilterField name="targetId" label="Target id" />
-        <FilterField name="since" label="From (inclusive)" type="datetime-local" />
-        <FilterField name="until" label="Until (exclusive)" type="datetime-local" />
+        <FilterField name="since" label="From (inclusive)" type="datetime" />
+        <FilterField name="until" label="Until (exclusive)" type="datetime" />
       </FilterForm>
 
       <section aria-labelledby="export" className="toolbar">

@@ -1,10 +1,12 @@
 'use client';
 
 import type { ColumnDef } from '@tanstack/react-table';
+import Link from 'next/link';
 import { Outcome, ResponseStatus } from '../../_console/deliveries/outcome';
-import { IdLink, timeColumn } from '../../_console/ui/cells';
+import { IdLink, PartnerCell, ShortId, timeColumn, UrlText } from '../../_console/ui/cells';
 import type { DeliveryRow } from './query';
 
+// Nine columns in 1,280 px: ids short, the URL wrapped within its own column, the partner by name.
 export const columns: ColumnDef<DeliveryRow, unknown>[] = [
   {
     header: 'Delivery',
@@ -34,19 +36,17 @@ export const columns: ColumnDef<DeliveryRow, unknown>[] = [
     header: 'Subscription',
     cell: ({ row }) => (
       <>
-        <IdLink
-          id={row.original.subscriptionId}
-          href={`/deliveries?subscriptionId=${row.original.subscriptionId}`}
-          title="Deliveries of this subscription"
-        />
+        <Link href={`/deliveries?subscriptionId=${row.original.subscriptionId}`} title="Deliveries of this subscription">
+          <UrlText url={row.original.url} />
+        </Link>
         <br />
-        <span className="muted url">{row.original.url}</span>
-        <br />
-        <span className="muted">
-          partner <code>{row.original.partnerId}</code>, {row.original.environment}
-        </span>
+        <ShortId id={row.original.subscriptionId} />
       </>
     ),
+  },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
   },
   { header: 'Order', cell: ({ row }) => <IdLink id={row.original.orderId} href={`/orders/${row.original.orderId}`} /> },
 ];

@@ -70,8 +70,8 @@ export default function Deliveries() {
         <FilterField name="environment" label="Environment" options={['sandbox', 'production']} />
         <FilterField name="outcome" label="Outcome" options={['pending', 'succeeded', 'failed', 'skipped']} />
         <FilterField name="statusClass" label="Last response" options={STATUS_CLASSES} />
-        <FilterField name="since" label="Created from" type="datetime-local" />
-        <FilterField name="until" label="Created before" type="datetime-local" />
+        <FilterField name="since" label="Created from" type="datetime" />
+        <FilterField name="until" label="Created before" type="datetime" />
       </FilterForm>
       {filter.subscriptionId && (
         <ReplayPanel

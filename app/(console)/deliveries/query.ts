@@ -9,6 +9,7 @@ export const DeliveriesPage = graphql(`
         eventType
         subscriptionId
         partnerId
+        partnerName
         environment
         orderId
         outcome

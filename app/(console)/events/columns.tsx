@@ -2,7 +2,7 @@
 
 import type { ColumnDef } from '@tanstack/react-table';
 import { Outcome } from '../../_console/deliveries/outcome';
-import { IdLink, PartnerCell, timeColumn } from '../../_console/ui/cells';
+import { IdLink, PartnerCell, ShortId, timeColumn } from '../../_console/ui/cells';
 import type { EventRow } from './query';
 
 export const columns: ColumnDef<EventRow, unknown>[] = [
@@ -10,7 +10,7 @@ export const columns: ColumnDef<EventRow, unknown>[] = [
     header: 'Event',
     cell: ({ row }) => (
       <>
-        <code>{row.original.id}</code>
+        <ShortId id={row.original.id} />
         <br />
         {row.original.type}
       </>
@@ -23,10 +23,13 @@ export const columns: ColumnDef<EventRow, unknown>[] = [
       row.original.type.startsWith('order.') ? (
         <IdLink id={row.original.objectId} href={`/orders/${row.original.objectId}`} prefix="order" />
       ) : (
-        <code>{row.original.objectId}</code>
+        <ShortId id={row.original.objectId} />
       ),
   },
-  { header: 'Partner', cell: ({ row }) => <PartnerCell id={row.original.partnerId} environment={row.original.environment} /> },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
+  },
   {
     header: 'Deliveries',
     cell: ({ row }) =>
@@ -49,7 +52,7 @@ export const columns: ColumnDef<EventRow, unknown>[] = [
   {
     header: 'Envelope',
     cell: ({ row }) => (
-      <details>
+      <details className="envelope">
         <summary>Show envelope</summary>
         <pre>{row.original.envelope}</pre>
       </details>

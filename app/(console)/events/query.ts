@@ -8,6 +8,7 @@ export const EventsPage = graphql(`
         type
         objectId
         partnerId
+        partnerName
         environment
         createdAt
         envelope

@@ -11,7 +11,10 @@ export const columns: ColumnDef<OrderRow, unknown>[] = [
   },
   { header: 'External id', cell: ({ row }) => row.original.externalId ?? '—' },
   { header: 'Status', accessorKey: 'status' },
-  { header: 'Partner', cell: ({ row }) => <PartnerCell id={row.original.partnerId} environment={row.original.environment} /> },
+  {
+    header: 'Partner',
+    cell: ({ row }) => <PartnerCell id={row.original.partnerId} name={row.original.partnerName} environment={row.original.environment} />,
+  },
   timeColumn('Created', (r) => r.createdAt),
   timeColumn('Updated', (r) => r.updatedAt),
 ];

@@ -7,6 +7,7 @@ export const OrdersPage = graphql(`
         id
         externalId
         partnerId
+        partnerName
         environment
         status
         createdAt

@@ -2,12 +2,12 @@
 
 import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
-import { timeColumn } from '../../_console/ui/cells';
+import { ShortId, timeColumn } from '../../_console/ui/cells';
 import type { OlderVersionRow, PartnerRow } from './query';
 
 export const columns: ColumnDef<PartnerRow, unknown>[] = [
   { header: 'Name', cell: ({ row }) => <Link href={`/partners/${row.original.id}`}>{row.original.name}</Link> },
-  { header: 'ID', cell: ({ row }) => <code>{row.original.id}</code> },
+  { header: 'ID', cell: ({ row }) => <ShortId id={row.original.id} /> },
   { header: 'Go-live', cell: ({ row }) => row.original.goLive.status.replace('_', ' ') },
   {
     header: 'Rate limit',

@@ -1,11 +1,13 @@
+import { formatPoint } from '../ui/format';
+
 export interface Minute {
   minute: string;
   succeeded: number;
   failed: number;
 }
 
-/** A minute's start as the chart's axis shows it: the browser's time zone, 24-hour. */
-export const hhmm = (iso: string) => new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+/** A minute's start as the chart's axis shows it: the browser's time zone and language. */
+export const hhmm = (iso: string) => formatPoint(iso);
 
 /**
  * Every minute of the window (the API lists only minutes with attempts), oldest first, so a quiet

@@ -6,7 +6,8 @@ import { createReplayInput, type REPLAY_MODES } from '@/server/replays/schemas';
 import { graphql } from '../graphql';
 import { apiErrors, ErrorList, errorFor } from '../ui/errors';
 import { Field } from '../ui/field';
-import { fromLocalInput, toLocalInput } from '../ui/time-input';
+import { notATime, TimeInput } from '../ui/time-field';
+import { fromTimeInput } from '../ui/time-input';
 
 const StartReplay = graphql(`
   mutation StartReplay(
@@ -51,15 +52,16 @@ export function ReplayForm({ webhookId, onStarted }: { webhookId: string; onStar
   const errors = apiErrors(result.error);
   const message = (name: string) =>
     invalid[name] ?? errorFor(errors, name) ?? errorFor(errors, Object.keys(PARAM_OF).find((k) => PARAM_OF[k] === name) ?? name);
-  const dayAgo = toLocalInput(new Date(Date.now() - 86_400_000).toISOString());
+  const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
 
   async function onPreview(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     setPreview(null);
     setStarted(null);
     const form = new FormData(e.currentTarget);
-    const since = fromLocalInput(form.get('since') as string);
-    const until = fromLocalInput(form.get('until') as string);
+    const [sinceText, untilText] = [form.get('since') as string, form.get('until') as string];
+    const since = fromTimeInput(sinceText);
+    const until = fromTimeInput(untilText);
     const types = (form.get('eventTypes') as string)
       .split(/[\s,]+/)
       .map((t) => t.trim())
@@ -74,7 +76,8 @@ export function ReplayForm({ webhookId, onStarted }: { webhookId: string; onStar
       dry_run: true,
     });
     const found: Record<string, string> = {};
-    if (!since) found.since = 'Choose when the window starts.';
+    if (!since) found.since = sinceText.trim() ? notATime() : 'Choose when the window starts.';
+    if (untilText.trim() && !until) found.until = notATime();
     if (since && until && until <= since) found.until = 'Must be after the start.';
     if (!checked.success) {
       for (const issue of checked.error.issues) {
@@ -103,11 +106,16 @@ export function ReplayForm({ webhookId, onStarted }: { webhookId: string; onStar
     <section aria-labelledby="replay-range">
       <h3 id="replay-range">Replay a range</h3>
       <form className="inline" onSubmit={onPreview} onChange={() => setPreview(null)} noValidate aria-label="Replay a range">
-        <Field label="Since" error={message('since')}>
-          <input type="datetime-local" name="since" defaultValue={dayAgo} aria-invalid={Boolean(message('since'))} />
+        <Field label="Since" error={message('since')} errorId="replay-since-error">
+          <TimeInput
+            name="since"
+            defaultValue={dayAgo}
+            invalid={Boolean(message('since'))}
+            errorId={message('since') && 'replay-since-error'}
+          />
         </Field>
-        <Field label="Until (empty: now)" error={message('until')}>
-          <input type="datetime-local" name="until" aria-invalid={Boolean(message('until'))} />
+        <Field label="Until (empty: now)" error={message('until')} errorId="replay-until-error">
+          <TimeInput name="until" invalid={Boolean(message('until'))} errorId={message('until') && 'replay-until-error'} />
         </Field>
         <Field label="Event types (empty: all the subscription takes)" error={message('eventTypes')}>
           <input name="eventTypes" placeholder="order.created, order.delivered" aria-invalid={Boolean(message('eventTypes'))} />

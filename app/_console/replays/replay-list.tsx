@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Outcome } from '../deliveries/outcome';
 import { graphql, type ResultOf, type VariablesOf } from '../graphql';
-import { IdLink } from '../ui/cells';
+import { IdLink, ShortId } from '../ui/cells';
 import { ConfirmButton } from '../ui/confirm';
 import { apiErrors, ErrorList } from '../ui/errors';
 import { formatTime } from '../ui/format';
@@ -152,7 +152,7 @@ function ReplayRow({ replay: r, onChanged }: { replay: Replay; onChanged: () => 
   return (
     <tr data-replay={r.id}>
       <td>
-        <code>{r.id}</code>
+        <ShortId id={r.id} />
         <br />
         <IdLink
           id={r.subscriptionId}

@@ -3,9 +3,14 @@
 import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import type { ReactNode } from 'react';
 
-/** A button that asks before it acts (revoke a key, cancel a replay): Radix's alert dialog, focus-trapped and keyboard-ready. */
+/**
+ * A button that asks before it acts (revoke a key, cancel a replay): Radix's alert dialog, focus-trapped and
+ * keyboard-ready. `name`: the button's accessible name (and tooltip) when its short `label` does not say what
+ * it acts on ("Revoke" in a row, named "Revoke ci_…"); it starts with the label, so speech input finds it.
+ */
 export function ConfirmButton({
   label,
+  name,
   title,
   description,
   confirmLabel,
@@ -13,6 +18,7 @@ export function ConfirmButton({
   disabled,
 }: {
   label: string;
+  name?: string;
   title: string;
   description: ReactNode;
   confirmLabel: string;
@@ -22,7 +28,7 @@ export function ConfirmButton({
   return (
     <AlertDialog.Root>
       <AlertDialog.Trigger asChild>
-        <button type="button" className="danger" disabled={disabled}>
+        <button type="button" className="danger" disabled={disabled} aria-label={name} title={name}>
           {label}
         </button>
       </AlertDialog.Trigger>

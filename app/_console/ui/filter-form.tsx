@@ -4,7 +4,8 @@ import { createContext, useContext, useState, type ReactNode } from 'react';
 import type { ZodType } from 'zod';
 import { ErrorList, errorFor, type ApiError } from './errors';
 import { Field, Options } from './field';
-import { fromLocalInput, toLocalInput } from './time-input';
+import { fromTimeInput } from './time-input';
+import { isTimeControl, notATime, TimeInput } from './time-field';
 import { useUrlState } from './url-state';
 
 /** The server's names for a filter's field: `filter.<name>` inside a list's filter argument, or the bare name. */
@@ -30,7 +31,7 @@ interface FilterFormProps<K extends string> {
   submit?: string;
   /** Given: a button with this text that clears every filter, shown while any is set. */
   clear?: string;
-  /** Checked as typed (times as datetime-local values) before anything is asked of the server. */
+  /** Checked as typed (times as the ISO instants the operator typed) before anything is asked of the server. */
   schema?: ZodType;
   /** The params the server may name a field's error by; `filterParams` unless given. */
   paramsOf?: (name: string) => string[];
@@ -39,8 +40,9 @@ interface FilterFormProps<K extends string> {
 
 /**
  * A list page's filters: one uncontrolled form over the URL (where the page reads them, so a support link
- * opens the same view). On submit each key's control is read (text trimmed, blank as absent, a datetime-local
- * time as ISO) and, if the page's `schema` (if any) accepts what was typed, written to the URL with the
+ * opens the same view). On submit each key's control is read (text trimmed, blank as absent, a time field's
+ * text as the ISO instant it names in the operator's zone) and, if every time field holds a time and the
+ * page's `schema` (if any) accepts what was typed, written to the URL with the
  * cursor dropped: a new filter starts at the first page. Errors show beside their field (`FilterField`), the
  * form's own first, then the server's about the same param; the server's other errors in a list under the form.
  */
@@ -79,18 +81,29 @@ function KeyedForm<K extends string>({
   paramsOf: (name: string) => string[];
 }) {
   const [invalid, setInvalid] = useState<Record<string, string> | null>(null);
+  const isTime = (form: HTMLFormElement, k: K) => isTimeControl(form.elements.namedItem(k));
   const typed = (form: HTMLFormElement) => {
     const data = new FormData(form);
-    return Object.fromEntries(keys.map((k) => [k, (data.get(k) as string | null)?.trim() || undefined])) as Record<K, string | undefined>;
+    return Object.fromEntries(
+      keys.map((k) => {
+        const text = (data.get(k) as string | null)?.trim() || undefined;
+        return [k, isTime(form, k) ? fromTimeInput(text) : text];
+      }),
+    ) as Record<K, string | undefined>;
   };
   const check = (form: HTMLFormElement): Record<string, string> | null => {
-    if (!schema) return null;
-    const given = Object.fromEntries(Object.entries(typed(form)).filter(([, v]) => v !== undefined));
-    const result = schema.safeParse(given);
-    if (result.success) return null;
     const found: Record<string, string> = {};
-    for (const issue of result.error.issues) found[String(issue.path[0])] ??= issue.message;
-    return found;
+    const data = new FormData(form);
+    for (const k of keys) {
+      const text = (data.get(k) as string | null)?.trim();
+      if (text && isTime(form, k) && !fromTimeInput(text)) found[k] = notATime();
+    }
+    if (schema) {
+      const given = Object.fromEntries(Object.entries(typed(form)).filter(([k, v]) => v !== undefined && !found[k]));
+      const result = schema.safeParse(given);
+      if (!result.success) for (const issue of result.error.issues) found[String(issue.path[0])] ??= issue.message;
+    }
+    return Object.keys(found).length > 0 ? found : null;
   };
   return (
     <FilterContext.Provider value={{ values, errors, invalid: invalid ?? {}, paramsOf }}>
@@ -114,12 +127,7 @@ function KeyedForm<K extends string>({
             if (first) (form.elements.namedItem(first) as HTMLElement | null)?.focus();
             return;
           }
-          const next = typed(form);
-          for (const k of keys) {
-            const control = form.elements.namedItem(k);
-            if (control instanceof HTMLInputElement && control.type === 'datetime-local') next[k] = fromLocalInput(next[k]);
-          }
-          onApply(next);
+          onApply(typed(form));
         }}
       >
         {children}
@@ -137,8 +145,9 @@ function KeyedForm<K extends string>({
 }
 
 /**
- * One filter: a text (or search, or datetime-local) input, or with `options` a select whose first choice is
- * "any"; `suggestions` offers values to pick while any text may still be typed.
+ * One filter: a text (or search) input, a date and time (`type="datetime"`: typed in the operator's order and zone, see
+ * TimeInput), or with `options` a select whose first choice is "any"; `suggestions` offers values to pick
+ * while any text may still be typed.
  */
 export function FilterField({
   name,
@@ -149,7 +158,7 @@ export function FilterField({
 }: {
   name: string;
   label: string;
-  type?: 'text' | 'search' | 'datetime-local';
+  type?: 'text' | 'search' | 'datetime';
   /** Values, or [value, text] pairs. */
   options?: readonly (string | readonly [string, string])[];
   suggestions?: readonly string[];
@@ -168,8 +177,8 @@ export function FilterField({
             <option value="">any</option>
             <Options values={options} />
           </select>
-        ) : type === 'datetime-local' ? (
-          <input type={type} name={name} defaultValue={toLocalInput(value)} aria-invalid={Boolean(error)} aria-describedby={errorId} />
+        ) : type === 'datetime' ? (
+          <TimeInput name={name} defaultValue={value} invalid={Boolean(error)} errorId={errorId} />
         ) : (
           <input
             type={type}

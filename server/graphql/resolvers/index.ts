@@ -9,9 +9,11 @@ import { LookupResolver } from './lookup';
 import { CredentialHandoverResolver } from './handovers';
 import { MailResolver } from './mail';
 import { MetricsResolver } from './metrics';
+import { WebhookNoticeResolver } from './notices';
 import { OperatorsResolver } from './operators';
 import { OrderResolver } from './orders';
 import { PartnerAdminResolver } from './partner-admin';
+import { PARTNER_NAME_RESOLVERS } from './partner-names';
 import { PartnerResolver } from './partners';
 import { ReplayResolver } from './replays';
 import { ViewerResolver } from './viewer';
@@ -27,6 +29,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   ApiVersionResolver,
   GoLiveResolver,
   WebhookSubscriptionResolver,
+  WebhookNoticeResolver,
   OrderResolver,
   EventResolver,
   DeliveryResolver,
@@ -36,4 +39,5 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   AccessRequestResolver,
   CredentialHandoverResolver,
   MailResolver,
+  ...PARTNER_NAME_RESOLVERS,
 ];

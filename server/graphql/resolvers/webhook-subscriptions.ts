@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, Extensions, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { getSubscriptionSummary } from '@/server/webhooks/get-summary';
 import { setSubscriptionStatus } from '@/server/webhooks/set-status';
 import { webhookSuccessRates, type SuccessRate } from '@/server/webhooks/success-rates';
 import { inAggregateSlot, loader, type GraphQLContext } from '../context';
@@ -9,6 +10,12 @@ const SUCCESS_RATE_HOURS = 24;
 
 @Resolver(() => WebhookSubscription)
 export class WebhookSubscriptionResolver {
+  @Authorized()
+  @Query(() => WebhookSubscription, { description: "Any partner's live subscription." })
+  webhookSubscription(@Ctx() { ctx }: GraphQLContext, @Arg('id', () => ID) id: string): Promise<WebhookSubscription> {
+    return getSubscriptionSummary({ ctx, input: { id } });
+  }
+
   @Authorized()
   @Extensions(BATCHED_AGGREGATE)
   @FieldResolver(() => DeliverySuccessRate, { description: 'How its delivery attempts fared over the last 24 hours.' })

@@ -8,8 +8,7 @@ import { AttemptDetails } from '../../../_console/deliveries/attempts';
 import { refreshDelay } from '../../../_console/deliveries/live';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql } from '../../../_console/graphql';
-import { IdLink } from '../../../_console/ui/cells';
-import { CopyButton } from '../../../_console/ui/copy';
+import { IdLink, PartnerCell, UrlText } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatTime } from '../../../_console/ui/format';
 import { usePoll } from '../../../_console/ui/use-poll';
@@ -23,6 +22,7 @@ const DeliveryPage = graphql(`
       eventType
       subscriptionId
       partnerId
+      partnerName
       environment
       orderId
       outcome
@@ -117,17 +117,16 @@ export default function DeliveryDetail() {
         </dd>
         <dt>Event</dt>
         <dd>
-          {delivery.eventType} <IdLink id={delivery.eventId} href={`/events?id=${delivery.eventId}`} />{' '}
-          <CopyButton text={delivery.eventId} label="Copy event id" />
+          {delivery.eventType} <IdLink id={delivery.eventId} href={`/events?id=${delivery.eventId}`} />
         </dd>
         <dt>Subscription</dt>
         <dd>
           <IdLink id={delivery.subscriptionId} href={`/deliveries?subscriptionId=${delivery.subscriptionId}`} />{' '}
-          <span className="url">{delivery.url}</span>
+          <UrlText url={delivery.url} />
         </dd>
         <dt>Partner</dt>
         <dd>
-          <code>{delivery.partnerId}</code> ({delivery.environment})
+          <PartnerCell id={delivery.partnerId} name={delivery.partnerName} environment={delivery.environment} />
         </dd>
         {delivery.orderId && (
           <>

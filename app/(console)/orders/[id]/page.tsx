@@ -9,7 +9,7 @@ import { AttemptTable } from '../../../_console/deliveries/attempts';
 import { ON_THE_WAY_MS, refreshDelay, RETRY_WAIT_MAX_MS } from '../../../_console/deliveries/live';
 import { Outcome } from '../../../_console/deliveries/outcome';
 import { graphql, type ResultOf } from '../../../_console/graphql';
-import { IdLink, TimeCell } from '../../../_console/ui/cells';
+import { IdLink, PartnerCell, TimeCell, UrlText } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
@@ -24,6 +24,7 @@ const OrderTimeline = graphql(`
       id
       externalId
       partnerId
+      partnerName
       environment
       status
       feeAmount
@@ -126,7 +127,7 @@ export default function OrderTimelinePage() {
         <dd>{order.externalId ?? '—'}</dd>
         <dt>Partner</dt>
         <dd>
-          <code>{order.partnerId}</code> ({order.environment})
+          <PartnerCell id={order.partnerId} name={order.partnerName} environment={order.environment} />
         </dd>
         <dt>Fee</dt>
         <dd>
@@ -184,7 +185,7 @@ function EventPages({ orderId }: { orderId: string }) {
             {e.type} <span className="muted">{formatTime(e.createdAt)}</span>
           </h3>
           <p>
-            Event <Link href={`/events?id=${e.id}`}>{e.id}</Link>
+            Event <IdLink id={e.id} href={`/events?id=${e.id}`} />
           </p>
           {e.deliveries.length === 0 && <p className="muted">No subscription took it.</p>}
           {e.deliveries.map((d) => (
@@ -196,7 +197,7 @@ function EventPages({ orderId }: { orderId: string }) {
                   prefix="Delivery"
                   label={`Delivery ${d.id} of ${e.type} to subscription ${d.subscriptionId}`}
                 />{' '}
-                to <span className="url">{d.url}</span>: <Outcome value={d.outcome} />
+                to <UrlText url={d.url} />: <Outcome value={d.outcome} />
               </p>
               <AttemptTable caption={`Attempts of ${e.type} to subscription ${d.subscriptionId}`} attempts={d.attempts} />
               {d.attemptCount > d.attempts.length && (

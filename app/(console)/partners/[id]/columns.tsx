@@ -4,7 +4,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import Link from 'next/link';
 import { useMutation } from 'urql';
 import { graphql } from '../../../_console/graphql';
-import { timeColumn } from '../../../_console/ui/cells';
+import { ShortId, timeColumn, UrlText } from '../../../_console/ui/cells';
 import { ConfirmButton } from '../../../_console/ui/confirm';
 import { apiErrors, ErrorList } from '../../../_console/ui/errors';
 import { formatPercent, formatTime } from '../../../_console/ui/format';
@@ -70,7 +70,7 @@ export function credentialColumns({
   refresh: Refresh;
 }): ColumnDef<CredentialRow, unknown>[] {
   const columns: ColumnDef<CredentialRow, unknown>[] = [
-    { header: 'Client ID', cell: ({ row }) => <code>{row.original.clientId}</code> },
+    { header: 'Client ID', cell: ({ row }) => <ShortId id={row.original.clientId} /> },
     { header: 'Environment', accessorKey: 'environment' },
     { header: 'Key ends with', cell: ({ row }) => <code>…{row.original.keyLast4}</code> },
     timeColumn('Issued', (r) => r.createdAt),
@@ -145,7 +145,8 @@ function RevokeCell({ row, onRevoked }: { row: CredentialRow; onRevoked: Refresh
   return (
     <>
       <ConfirmButton
-        label={`Revoke ${row.clientId}`}
+        label="Revoke"
+        name={`Revoke ${row.clientId}`}
         title={`Revoke ${row.clientId}?`}
         description="Every request with this key is refused within a few seconds, on every process. It cannot be undone: the partner will need a new key."
         confirmLabel="Revoke credential"
@@ -333,7 +334,7 @@ export const webhookColumns: ColumnDef<SubscriptionRow, unknown>[] = [
     header: 'Endpoint',
     cell: ({ row }) => (
       <Link href={`/subscriptions/${row.original.id}`} aria-label={`Health of ${row.original.url}`}>
-        {row.original.url}
+        <UrlText url={row.original.url} />
       </Link>
     ),
   },

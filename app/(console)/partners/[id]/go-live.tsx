@@ -7,7 +7,7 @@ import { useMutation, useQuery } from 'urql';
 import { z } from 'zod';
 import { decideGoLiveInput } from '@/server/partners/schemas';
 import { graphql, type ResultOf } from '../../../_console/graphql';
-import { TimeCell } from '../../../_console/ui/cells';
+import { ShortId, TimeCell } from '../../../_console/ui/cells';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { formatTime } from '../../../_console/ui/format';
@@ -185,7 +185,7 @@ function History({ entries }: { entries: Review['history'] }) {
               <TimeCell at={h.at} />
             </td>
             <td>
-              <code>{h.actor}</code>
+              <ShortId id={h.actor} />
             </td>
             <td>
               {h.from} → {h.to}

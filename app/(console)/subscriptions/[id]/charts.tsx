@@ -1,6 +1,7 @@
 'use client';
 
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { formatPoint } from '../../../_console/ui/format';
 
 interface Bucket {
   start: string;
@@ -10,9 +11,6 @@ interface Bucket {
   p95DurationMs: number | null;
 }
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
-const dayTime = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' });
-
 /**
  * Success rate (with the attempts behind it) and latency per interval, as charts for the eye and as a
  * table for screen readers and keyboards (the charts' points are not focusable one by one).
@@ -20,7 +18,7 @@ const dayTime = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateSty
 export function HealthCharts({ buckets, bucketMinutes }: { buckets: Bucket[]; bucketMinutes: number }) {
   const points = buckets.map((b) => ({
     ...b,
-    label: bucketMinutes >= 60 ? dayTime(b.start) : time(b.start),
+    label: formatPoint(b.start, { withDate: bucketMinutes >= 60 }),
     successPercent: b.attempts === 0 ? null : Math.round((b.succeeded / b.attempts) * 1000) / 10,
   }));
   if (points.length === 0) {
@@ -83,7 +81,7 @@ export function HealthCharts({ buckets, bucketMinutes }: { buckets: Bucket[]; bu
           <tbody>
             {points.map((p) => (
               <tr key={p.start}>
-                <td>{dayTime(p.start)}</td>
+                <td>{formatPoint(p.start, { withDate: true })}</td>
                 <td>{p.attempts}</td>
                 <td>{p.succeeded}</td>
                 <td>{p.successPercent === null ? '—' : `${p.successPercent} %`}</td>

@@ -7,11 +7,13 @@ import { useQuery } from 'urql';
 import { graphql } from '../../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
+import { UrlText } from '../../../_console/ui/cells';
 import { formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
 import { HealthCharts } from './charts';
+import { NoticesSection } from './notices';
 import { StatusToggle } from './status-toggle';
 
 const SubscriptionHealthPage = graphql(`
@@ -108,7 +110,9 @@ export default function SubscriptionHealth() {
           <dl className="pairs">
             <dt>Endpoint</dt>
             <dd>
-              <code>{sub.url}</code>
+              <code>
+                <UrlText url={sub.url} />
+              </code>
             </dd>
             <dt>Subscription</dt>
             <dd>
@@ -173,6 +177,7 @@ export default function SubscriptionHealth() {
               )}
             </tbody>
           </table>
+          <NoticesSection id={sub.id} />
         </>
       )}
     </>
