@@ -47,7 +47,8 @@ test('a replay’s row follows its deliveries until they settle: never completed
     const log = page.getByRole('table', { name: /Deliveries, newest first/ });
     await expect(log.getByRole('row').filter({ hasText: 'pending' }).first()).toBeVisible();
     await snapshot(page, 'replay-delivering', test.info());
-    expect(receiver.received.length).toBeLessThan(12);
+    // Every replayed event that arrived is still unanswered (up to the replay's in-flight slots, 8 of 10: all 6 may be here).
+    expect(receiver.held).toBe(receiver.received.length - 6);
 
     // Answered: the same page, not reloaded, reaches every delivery, a full bar and completed.
     receiver.release();
