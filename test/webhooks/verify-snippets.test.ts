@@ -9,7 +9,7 @@ import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
-// The README's verification snippets (docs/webhook-verification/), run as partners would run them,
+// The verification samples (docs/webhook-verification/, shown by docs/guides/webhooks.md), run as partners would run them,
 // on real deliveries: each must accept what the service sends and refuse anything altered.
 
 const run = promisify(execFile);
