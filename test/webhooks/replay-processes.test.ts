@@ -25,7 +25,10 @@ afterAll(async () => {
 
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
 
-/** `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes). */
+/**
+ * `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes):
+ * ids are their creation time's (a minute ago, in its week's partition), then the prefix and a counter.
+ */
 async function pastEvents(who: TestPartner, count: number, prefix: string): Promise<void> {
   await svc.rt.db.execute(sql`
     insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
@@ -33,7 +36,8 @@ async function pastEvents(who: TestPartner, count: number, prefix: string): Prom
       jsonb_build_object('id', e.id, 'object', 'event', 'created', extract(epoch from now())::int, 'livemode', false, 'type', 'order.created',
         'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))),
       now() - interval '1 minute'
-    from generate_series(1, ${count}::int) g, lateral (select ${prefix}::text || lpad(g::text, 22, '0') as id) e`);
+    from generate_series(1, ${count}::int) g,
+      lateral (select left(pdp_id_floor(now() - interval '1 minute'), 10) || ${prefix}::text || lpad(g::text, 12, '0') as id) e`);
 }
 
 async function subscribe(who: TestPartner, path: string): Promise<string> {
