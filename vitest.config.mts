@@ -15,6 +15,9 @@ export default defineConfig({
     exclude: ['node_modules/**', 'e2e/**', '.next/**', '.data*/**', 'test/pg/**'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // Two files at once: vitest's default is cores - 1, one file at a time on CI's 2 cores, and most files
+    // spend their time waiting on the services, workers and receivers they start (each has its own database).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },
