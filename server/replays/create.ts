@@ -13,6 +13,7 @@ import type { CreateReplayInput, ReplayResource } from './schemas';
 import { acceptedTypes } from '../events/catalog';
 import { countMatching, firstMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
+import { assertRetained } from '../history/window';
 
 const MAX_WINDOW_SECONDS = 30 * 86_400;
 const DRY_RUN_SAMPLE = 10;
@@ -37,6 +38,7 @@ export async function createReplay({
   if (until > now) throw invalid('until', 'until must not be in the future.');
   if (input.since >= until) throw invalid('until', 'until must be after since.');
   if (until - input.since > MAX_WINDOW_SECONDS) throw invalid('until', 'A replay covers at most 30 days: until - since <= 2592000.');
+  assertRetained(ctx.env, 'since', new Date(input.since * 1000));
 
   return withTransaction(ctx, async (tx) => {
     const sub = await findSubscription(tx, input.webhookId, true);

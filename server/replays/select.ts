@@ -2,6 +2,8 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Ctx, Environment } from '../context';
 import { isAudience, OPERATIONAL_EVENT_TYPES } from '../events/catalog';
 import { anyOf } from '@/db/lists';
+import { oldestRetained } from '../history/window';
+import { idFloor } from '../ids';
 
 export interface ReplayWindow {
   partnerId: string;
@@ -14,10 +16,24 @@ export interface ReplayWindow {
   only: 'all' | 'failed' | 'missing';
 }
 
+// Events are stamped created_at in the transaction that made their id, so an id lies within this much of it:
+// the window on ids too lets Postgres prune the weeks outside it (events are partitioned by id).
+const ID_SLACK_MS = 3_600_000;
+
+/**
+ * The window's events by time, the weeks that can hold them by id, and none older than the retention window: a
+ * replay running across the boundary skips the events that left it (server/history/window.ts).
+ */
+function inWindow(ctx: Ctx, w: ReplayWindow): SQL {
+  return sql`e.id >= ${idFloor(new Date(w.since.getTime() - ID_SLACK_MS))} and e.id < ${idFloor(new Date(w.until.getTime() + ID_SLACK_MS))}
+    and e.created_at >= ${oldestRetained(ctx.env).toISOString()}::timestamptz
+    and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz`;
+}
+
 // The events a replay counts, in one statement: as isAudience (server/events/catalog.ts) decides for
 // fan-out, webhook.test events are only ever the subscription's own, and operational events never those
 // about itself; and as inMode below. The pages themselves (nextMatching) ask isAudience and inMode.
-function matching(w: ReplayWindow): SQL {
+function matching(ctx: Ctx, w: ReplayWindow): SQL {
   const mode =
     w.only === 'all'
       ? sql`true`
@@ -29,7 +45,7 @@ function matching(w: ReplayWindow): SQL {
     from events e
     left join webhook_deliveries d on d.event_id = e.id and d.subscription_id = ${w.subscriptionId}
     where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
-      and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz
+      and ${inWindow(ctx, w)}
       and e.type = ${anyOf(w.types)}
       and (e.type <> 'webhook.test' or e.object_id = ${w.subscriptionId})
       and (not e.type = ${anyOf([...OPERATIONAL_EVENT_TYPES])} or e.object_id <> ${w.subscriptionId})
@@ -37,7 +53,7 @@ function matching(w: ReplayWindow): SQL {
 }
 
 export async function countMatching(ctx: Ctx, w: ReplayWindow): Promise<number> {
-  const [row] = await ctx.db.execute<{ n: number }>(sql`select count(*)::int as n ${matching(w)}`);
+  const [row] = await ctx.db.execute<{ n: number }>(sql`select count(*)::int as n ${matching(ctx, w)}`);
   return row?.n ?? 0;
 }
 
@@ -73,7 +89,7 @@ export async function nextMatching(ctx: Ctx, w: ReplayWindow, after: string | nu
     with scanned as materialized (
       select e.id, e.type, e.object_id from events e
       where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
-        and e.created_at >= ${w.since.toISOString()}::timestamptz and e.created_at < ${w.until.toISOString()}::timestamptz
+        and ${inWindow(ctx, w)}
         and e.type = ${anyOf(w.types)} ${after ? sql`and e.id > ${after}` : sql``}
       order by e.id limit ${SCAN})
     select s.id, s.type, s.object_id,
