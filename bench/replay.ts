@@ -19,6 +19,8 @@ import { int, ms, ratio, table } from './table';
 const LIVE_PER_SECOND = 50;
 const HISTORY_DAYS = 20;
 const AIM_P99_RATIO = 2;
+// Issue 23: a backfill to a receiver that keeps up runs at 2,000 events/s or more, paced by the receiver.
+const AIM_REPLAYED_PER_SECOND = 2000;
 const PROGRESS_EVERY_MS = 5000;
 // Live events still on their way when a phase ends: how long to wait for them before calling them lost.
 const DRAIN_TIMEOUT_MS = 30_000;
@@ -322,7 +324,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   );
   const p99Ratio = during.p99 / alone.p99;
   console.log(
-    `\nAim: live p99 during the replay / alone: ${ratio(p99Ratio)} (aim <= ${AIM_P99_RATIO}): ${p99Ratio <= AIM_P99_RATIO ? 'met' : 'MISSED'}`,
+    `\nAims: replayed events/s: ${int(perSecond)} (aim >= ${int(AIM_REPLAYED_PER_SECOND)}): ${perSecond >= AIM_REPLAYED_PER_SECOND ? 'met' : 'MISSED'}; ` +
+      `live p99 during the replay / alone: ${ratio(p99Ratio)} (aim <= ${AIM_P99_RATIO}): ${p99Ratio <= AIM_P99_RATIO ? 'met' : 'MISSED'}`,
   );
 
   const failures: string[] = [];
@@ -344,7 +347,10 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
         `at that pace; ${int(perSecond)}/s measured`,
     ],
     figures: [
-      figure('replayed events/s', 'as started', perSecond),
+      figure('replayed events/s', 'as started', perSecond, undefined, {
+        text: `>= ${int(AIM_REPLAYED_PER_SECOND)}/s`,
+        met: (value) => value >= AIM_REPLAYED_PER_SECOND,
+      }),
       figure('live p50 ms during replay', 'as started', during.p50, { side: 'live alone', value: alone.p50 }),
       figure(
         'live p99 ms during replay',

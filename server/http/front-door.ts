@@ -29,6 +29,11 @@ interface Options {
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
   readiness: () => Promise<boolean>;
+  /**
+   * With a read replica: where list reads go now (`replica` or `primary`), shown on /readyz. Readiness
+   * itself is the primary's: a replica down or behind sends reads to the primary, it stops no traffic.
+   */
+  readsFrom?: () => 'replica' | 'primary';
   /** Request counts and latencies go to `observe`; GET /metrics answers `scrape` to clients `allowed` lets in. */
   metrics?: {
     observe: Metrics;
@@ -51,7 +56,7 @@ const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, readiness, draining, metrics }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, readiness, readsFrom, draining, metrics }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -104,7 +109,10 @@ export function createFrontDoor({ routes, services, operator, next, readiness, d
     if (pathname === '/readyz') {
       if (draining?.()) return sendJson(res, 503, { status: 'draining' });
       const ready = await readiness().catch(() => false);
-      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
+      return sendJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'database_unreachable',
+        ...(readsFrom ? { reads: readsFrom() } : {}),
+      });
     }
     if (pathname === '/metrics' && metrics) {
       if (!metrics.allowed(req))

@@ -11,7 +11,7 @@ import { livemode } from '../context';
 import { presentReplay, windowOf } from './present';
 import type { CreateReplayInput, ReplayResource } from './schemas';
 import { acceptedTypes } from '../events/catalog';
-import { countMatching, pageOfMatching } from './select';
+import { countMatching, firstMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
 
 const MAX_WINDOW_SECONDS = 30 * 86_400;
@@ -75,7 +75,7 @@ export async function createReplay({
     const window = windowOf(row, row.eventTypes ?? accepted);
     const matched = await countMatching(tx, window);
     if (input.dry_run) {
-      const first = await pageOfMatching(tx, window, null, DRY_RUN_SAMPLE);
+      const first = await firstMatching(tx, window, DRY_RUN_SAMPLE);
       return {
         kind: 'dry_run',
         preview: {
@@ -87,7 +87,7 @@ export async function createReplay({
           event_types: row.eventTypes,
           only: row.only,
           events_matched: matched,
-          first_event_ids: first.map((e) => e.id),
+          first_event_ids: first,
         },
       };
     }

@@ -90,10 +90,14 @@ describe('GET /metrics on the web tier', () => {
     // The retry's failure started a failing streak; the success ended it.
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'failing' })[0]?.value).toBe(0);
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'disabled' })[0]?.value).toBe(0);
-    // The database pool: its size, the connections in use at the scrape (none now), nothing waiting.
-    expect(find(samples, 'pdp_db_pool_connections', { state: 'max' })[0]?.value).toBe(svc.env.DB_POOL_MAX);
-    expect(find(samples, 'pdp_db_pool_connections', { state: 'in_use' })[0]?.value).toBe(0);
-    expect(find(samples, 'pdp_db_pool_waiting')[0]?.value).toBe(0);
+    // The database pools: their sizes, the connections in use at the scrape (none now), nothing waiting; no
+    // read pools and no replica gauges without DATABASE_READ_URL (test/api/read-replica.test.ts has them).
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'primary', state: 'max' })[0]?.value).toBe(svc.env.DB_POOL_MAX);
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'primary', state: 'in_use' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'graphql', state: 'max' })[0]?.value).toBe(svc.env.GRAPHQL_DB_POOL_MAX);
+    expect(find(samples, 'pdp_db_pool_connections', { state: 'max' }).map((s) => s.labels.pool)).toEqual(['primary', 'graphql']);
+    expect(find(samples, 'pdp_db_pool_waiting', { pool: 'primary' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_db_reads_on_replica')).toEqual([]);
     expect(total(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(total(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
 
