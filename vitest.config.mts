@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@\//, replacement: import.meta.dirname + '/' },
+      // The partner's client, by the name its README imports it with.
+      { find: /^@partner-delivery\/client$/, replacement: path.resolve(import.meta.dirname, 'clients/typescript/src/index.ts') },
       // One copy of graphql, or type-graphql and Apollo see two realms.
       { find: /^graphql$/, replacement: path.resolve(import.meta.dirname, 'node_modules/graphql/index.js') },
     ],

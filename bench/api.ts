@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ensureLocalCa } from '@/server/boot/local-ca';
 import { compareSides, expectJson, type Side, type Workload } from './compare';
 import { runLoad, type SequenceStep } from './load';
-import { createBenchPartner, type BenchPartner } from './partner';
+import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startChild, type ChildServer } from './processes';
 import { driveReceiverAlone, startReceiver } from './receiver';
 import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
@@ -179,16 +179,11 @@ export const quotesScenario: Scenario = {
 
     // One order to read, made through the API by a lean process.
     const maker = await startService(ctx, 'lean');
-    const quote = await expectJson(maker, '/partner/quotes', { method: 'POST', headers, body: QUOTE_BODY }, 201, (b) => !!b.id);
-    const order = await expectJson(
-      maker,
-      '/partner/orders',
-      { method: 'POST', headers, body: JSON.stringify({ quote_id: quote.id }) },
-      201,
-      (b) => !!b.id,
-    );
+    const api = benchClient(maker.url, partner);
+    const quote = succeeded('quote', await api.POST('/partner/quotes', { body: JSON.parse(QUOTE_BODY) }));
+    const order = succeeded('order', await api.POST('/partner/orders', { body: { quote_id: quote.id } }));
     await maker.stop();
-    const orderPath = `/partner/orders/${String(order.id)}`;
+    const orderPath = `/partner/orders/${order.id}`;
     const reads: Workload = {
       what: `GET ${orderPath}`,
       requestsPerUnit: 1,
@@ -273,15 +268,10 @@ async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ fai
   const child = await startService(ctx, 'as started', { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: ca.caCert } });
   const partner = await createBenchPartner(ctx.database.url, 'Bench partner (orders end to end)');
   const headers = headersOf(partner);
+  const api = benchClient(child.url, partner);
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
-    const body = await expectJson(
-      child,
-      '/partner/webhooks',
-      { method: 'POST', headers, body: JSON.stringify({ url: `https://localhost:${receiver.port}/e${i}` }) },
-      201,
-      (b) => typeof b.secret === 'string',
-    );
-    receiver.secrets.set(`/e${i}`, body.secret as string);
+    const body = { url: `https://localhost:${receiver.port}/e${i}` };
+    receiver.secrets.set(`/e${i}`, succeeded(`subscription ${i}`, await api.POST('/partner/webhooks', { body })).secret);
   }
   const workload = {
     ...pairs,

@@ -6,7 +6,7 @@ import { processTreeCpuMs } from './cpu';
 import { median, percentile } from './load';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { startEmitter } from './emitter';
-import { createBenchPartner } from './partner';
+import { benchClient, createBenchPartner, succeeded } from './partner';
 import { startChild } from './processes';
 import { driveReceiverAlone, startReceiver, type BenchReceiver } from './receiver';
 import { serviceEnv } from './sides';
@@ -151,15 +151,11 @@ async function startPipeline(ctx: BenchContext, workers: number, nodeArgs: (i: n
   }
   const partner = await createBenchPartner(ctx.database.url, 'Delivery bench');
   const paths: string[] = [];
+  const api = benchClient(processes[0]!.url, partner);
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
-    const res = await fetch(`${processes[0]!.url}/partner/webhooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey },
-      body: JSON.stringify({ url: `https://localhost:${receiver.port}/s${i}`, description: `bench ${i}` }),
-    });
-    const body = (await res.json()) as { secret?: string; error?: unknown };
-    if (res.status !== 201 || !body.secret) throw new Error(`subscription ${i}: HTTP ${res.status} ${JSON.stringify(body)}`);
-    receiver.secrets.set(`/s${i}`, body.secret);
+    const body = { url: `https://localhost:${receiver.port}/s${i}`, description: `bench ${i}` };
+    const { secret } = succeeded(`subscription ${i}`, await api.POST('/partner/webhooks', { body }));
+    receiver.secrets.set(`/s${i}`, secret);
     paths.push(`/s${i}`);
   }
   const emitter = await startEmitter(ctx.database.url, partner);

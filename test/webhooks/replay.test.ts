@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { cliContext } from '@/server/cli/operator-context';
@@ -37,10 +37,8 @@ const now = () => Math.floor(Date.now() / 1000);
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
-async function subscribe(who: TestPartner, path: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await call('POST', '/partner/webhooks', who, { url: `https://localhost:${receiver.port}${path}`, ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+async function subscribe(who: TestPartner, path: string, extra: Partial<CreateSubscription> = {}): Promise<string> {
+  return (await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, ...extra })).id;
 }
 
 async function orderCreatedEvents(who: TestPartner, count: number): Promise<string[]> {
