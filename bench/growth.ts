@@ -132,6 +132,9 @@ async function plans(ctx: BenchContext): Promise<string[]> {
       `select id from webhook_deliveries where status = 'pending' and claimed_until is not null and claimed_until < now() limit 500`,
     ],
     ['a delivery page of the console', `select id from webhook_deliveries order by id desc limit 51`],
+    // Partitioned by week (server/history/): a delivery named by its id alone, and its attempts, are looked up in each week's index.
+    ['a claim names a delivery by its id alone', `select id from webhook_deliveries where id = 'd'`],
+    ["a delivery's attempts", `select id from webhook_attempts where delivery_id = 'd' order by attempt`],
   ];
   const notes: string[] = [];
   console.log('\nQuery plans on the grown tables:');

@@ -145,6 +145,10 @@ export async function seedHistory(sql: postgres.Sql, options: HistoryOptions): P
   const typeArray = textArray(STEPS.map((s) => s.event));
   const orderId = (k: postgres.PendingQuery<postgres.Row[]>) =>
     sql`ulid_at(${at(sql`(${k}) * ${STEPS.length}`)}, ${key(KIND.order)}::bigint + (${k}))`;
+  // The history's weeks first (the tables are partitioned a week a partition): rows no week holds would fill the
+  // default partition, which no query prunes to.
+  await sql`select count(*) from generate_series(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz + interval '7 days',
+    interval '7 days') w, lateral pdp_history_week(w)`;
   await sql`insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
     select ulid_at(${at(i)}, ${key(KIND.event)}::bigint + i), (${textArray(partnerIds)}::text[])[${partnerOf(sql`i / ${STEPS.length}`)}], 'sandbox',
       (${typeArray}::text[])[i % ${STEPS.length} + 1], ${orderId(sql`i / ${STEPS.length}`)}, '{}'::jsonb, ${at(i)}

@@ -1,3 +1,4 @@
+import { createPartnerClient, type PartnerClient } from '@partner-delivery/client';
 import { loadEnv, type Env } from '@/server/config/env';
 import { cliContext } from '@/server/cli/operator-context';
 import { issueCredential } from '@/server/credentials/issue';
@@ -16,6 +17,22 @@ export interface BenchPartner {
 
 // The highest limit an operator can set (server/partners/set-rate-limit.ts): far above what this machine serves.
 const RATE_PER_SECOND = 100_000;
+
+/**
+ * The partner's typed client for the bench's setup calls (subscriptions, orders to read, replays), in the
+ * environment's pin as a raw request would be. The load itself stays autocannon's fixed bytes.
+ */
+export function benchClient(url: string, partner: BenchPartner): PartnerClient {
+  return createPartnerClient({ baseUrl: url, clientId: partner.clientId, apiKey: partner.apiKey, version: null });
+}
+
+/** A setup call's success body; any other answer stops the bench, saying what failed. */
+export function succeeded<T>(what: string, answer: { data?: T; error?: unknown; response: Response }): T {
+  if (!answer.response.ok || answer.data === undefined) {
+    throw new Error(`${what}: HTTP ${answer.response.status} ${JSON.stringify(answer.error ?? answer.data)}`);
+  }
+  return answer.data;
+}
 
 /** The settings of the bench's own in-process helpers (not of the service it measures). */
 export function benchEnv(databaseUrl: string, extra: Record<string, string> = {}): Env {

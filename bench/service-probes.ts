@@ -94,22 +94,28 @@ export const CHURNING_TABLES = ['events', 'webhook_deliveries', 'webhook_attempt
 /**
  * Size with indexes and TOAST, and the statistics collector's live and dead tuple estimates (what
  * autovacuum decides on). pg-boss 10 partitions pgboss.job by queue: each partition is its own table.
+ * The history tables are partitioned by week (server/history/): their weeks are summed under the table's name.
  */
 export async function sampleTables(sql: postgres.Sql): Promise<TableSample[]> {
   return sql<TableSample[]>`
-    select case when n.nspname = 'public' then c.relname when q.name is not null then 'pgboss.job ' || q.name
-             else n.nspname || '.' || c.relname end as "table",
-      pg_total_relation_size(c.oid)::float8 as bytes,
-      coalesce(s.n_live_tup, 0)::float8 as live, coalesce(s.n_dead_tup, 0)::float8 as dead,
-      coalesce(s.autovacuum_count, 0)::int as autovacuums
-    from pg_class c
-    join pg_namespace n on n.oid = c.relnamespace
-    left join pg_stat_user_tables s on s.relid = c.oid
-    left join pgboss.queue q on n.nspname = 'pgboss' and q.partition_name = c.relname
-    where c.relkind = 'r'
-      and ((n.nspname = 'public' and c.relname = any(${sql.array(CHURNING_TABLES)}))
-        or (n.nspname = 'pgboss' and (c.relname = 'archive' or q.name is not null)))
-    order by 1`;
+    select "table", sum(bytes)::float8 as bytes, sum(live)::float8 as live, sum(dead)::float8 as dead, sum(autovacuums)::int as autovacuums
+    from (
+      select case when n.nspname = 'public' then coalesce(parent.relname, c.relname) when q.name is not null then 'pgboss.job ' || q.name
+               else n.nspname || '.' || c.relname end as "table",
+        pg_total_relation_size(c.oid) as bytes,
+        coalesce(s.n_live_tup, 0) as live, coalesce(s.n_dead_tup, 0) as dead,
+        coalesce(s.autovacuum_count, 0) as autovacuums
+      from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      left join pg_inherits i on n.nspname = 'public' and i.inhrelid = c.oid
+      left join pg_class parent on parent.oid = i.inhparent
+      left join pg_stat_user_tables s on s.relid = c.oid
+      left join pgboss.queue q on n.nspname = 'pgboss' and q.partition_name = c.relname
+      where c.relkind = 'r'
+        and ((n.nspname = 'public' and coalesce(parent.relname, c.relname) = any(${sql.array(CHURNING_TABLES)}))
+          or (n.nspname = 'pgboss' and (c.relname = 'archive' or q.name is not null)))
+    ) t
+    group by 1 order by 1`;
 }
 
 export interface ScanSample {
@@ -161,7 +167,7 @@ export async function sampleScans(sql: postgres.Sql): Promise<ScanSample> {
     select coalesce((select sum(pg_relation_size(i.indexrelid)) from pgboss.queue q
              join pg_index i on i.indrelid = ('pgboss.' || quote_ident(q.partition_name))::regclass
              where q.name = 'webhooks.fanout' and pg_get_indexdef(i.indexrelid) like '%priority DESC, created_on, id%'), 0)::float8 as fetch,
-      pg_relation_size('webhook_deliveries_claims_idx')::float8 as claims`;
+      (select sum(pg_relation_size(relid)) from pg_partition_tree('webhook_deliveries_claims_idx'))::float8 as claims`;
   return {
     upkeepMs,
     upkeepPages,

@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureLocalCa } from '@/server/boot/local-ca';
 import { quoteThenOrder } from './api';
-import { expectJson } from './compare';
 import { processTreeCpuMs } from './cpu';
 import { openBenchDatabase } from './database';
 import { trackDeliveries } from './delivery-tracker';
 import { percentile, runLoad } from './load';
 import { paceOrders } from './paced-orders';
-import { createBenchPartner } from './partner';
+import { benchClient, createBenchPartner, succeeded } from './partner';
 import { startReceiver } from './receiver';
 import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
 import {
@@ -108,16 +107,11 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   });
   const partner = await createBenchPartner(database.url, 'Bench partner (soak)');
   const headers = { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey };
+  const api = benchClient(child.url, partner);
   const paths: string[] = [];
   for (let i = 0; i < SUBSCRIPTIONS; i++) {
-    const body = await expectJson(
-      child,
-      '/partner/webhooks',
-      { method: 'POST', headers, body: JSON.stringify({ url: `https://localhost:${receiver.port}/k${i}` }) },
-      201,
-      (b) => typeof b.secret === 'string',
-    );
-    receiver.secrets.set(`/k${i}`, body.secret as string);
+    const body = { url: `https://localhost:${receiver.port}/k${i}` };
+    receiver.secrets.set(`/k${i}`, succeeded(`subscription ${i}`, await api.POST('/partner/webhooks', { body })).secret);
     paths.push(`/k${i}`);
   }
 

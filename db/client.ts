@@ -145,13 +145,19 @@ type Cancellable = { cancel(): unknown; then: PromiseLike<unknown>['then'] };
  * so the transaction rolls back whole. The Drizzle handle made here costs about 0.4 ms of CPU (its relational
  * map; 2,000 made in a row on the shared 2-core machine), once per operator request.
  */
-export function cancellableBy(handles: { db: Executor; sql: postgres.Sql }, signal: AbortSignal): { db: Executor; sql: postgres.Sql } {
+export function cancellableBy(
+  handles: { db: Executor; sql: postgres.Sql; read: Executor },
+  signal: AbortSignal,
+): { db: Executor; sql: postgres.Sql; read: Executor } {
   const open = new Set<Cancellable>();
   signal.addEventListener('abort', () => {
     for (const query of open) void Promise.resolve(query.cancel()).catch(() => {});
     open.clear();
   });
-  return { db: drizzle(cancelling(rawSqlOf(handles.db), signal, open), { schema }), sql: cancelling(handles.sql, signal, open) };
+  const db = drizzle(cancelling(rawSqlOf(handles.db), signal, open), { schema });
+  // A second handle (another 0.4 ms) only when reads have a pool of their own (DATABASE_READ_URL).
+  const read = handles.read === handles.db ? db : drizzle(cancelling(rawSqlOf(handles.read), signal, open), { schema });
+  return { db, sql: cancelling(handles.sql, signal, open), read };
 }
 
 function cancelling(sql: postgres.Sql, signal: AbortSignal, open: Set<Cancellable>): postgres.Sql {

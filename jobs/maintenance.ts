@@ -1,5 +1,6 @@
 import { purgeUnconfirmedAccessRequests } from '@/server/access/purge';
-import { purgeOldEvents } from '@/server/events/retention';
+import { makeWeeksAhead } from '@/server/history/partitions';
+import { retireHistory } from '@/server/history/retain';
 import { purgeExpiredIdempotencyKeys } from '@/server/idempotency/store';
 import { purgeOldNotices } from '@/server/notices/purge';
 import { PURGE_EXPIRED } from '@/server/outbox/queues';
@@ -14,7 +15,9 @@ export const purgeExpiredJob = defineJob({
   async handle(_data, deps) {
     const keys = await purgeExpiredIdempotencyKeys(deps.db);
     const ctx = jobContext(deps, PURGE_EXPIRED.name);
-    const events = await purgeOldEvents({ ctx });
+    // Weeks first: a week made ahead matters more than one dropped on time.
+    const weeksMade = await makeWeeksAhead(ctx);
+    const history = await retireHistory({ ctx });
     const { attempts, sessions } = await purgeOldSessions({ ctx });
     const accessRequests = await purgeUnconfirmedAccessRequests({ ctx });
     const failedRequests = await purgeOldFailedRequests({ ctx });
@@ -22,7 +25,11 @@ export const purgeExpiredJob = defineJob({
     deps.log.info(
       {
         idempotency_keys: keys,
-        events,
+        history_weeks_made: weeksMade,
+        history_dropped: history.dropped,
+        history_held_by: history.heldBy,
+        history_busy: history.busy,
+        history_default_rows: history.defaultRows,
         sign_in_attempts: attempts,
         sessions,
         unconfirmed_access_requests: accessRequests,

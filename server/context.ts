@@ -61,6 +61,18 @@ export interface Deps {
    * as emitEvent's does.
    */
   sql: postgres.Sql;
+  /**
+   * For a list or browse query that need not see this request's own write: the read replica's pool
+   * (DATABASE_READ_URL) while it is within DATABASE_READ_MAX_LAG_SECONDS of the primary, else the
+   * primary (server/boot/read-replica.ts decides, statement by statement). Use it for history read in
+   * pages (events, deliveries, attempts, orders, the console's aggregates), where a row a few seconds
+   * late is shown on the next page load. Never for a read the request's own write must be in, a
+   * check that guards a write, or anything in a transaction: those use `db`. The faces enforce the
+   * rest: inside withTransaction, in a partner request that is not a GET, and in a GraphQL operation
+   * that is not a browse (a mutation, or a lookup by id an operator opens after acting) it is `db`
+   * (primaryReads). Without a replica it is `db`.
+   */
+  read: Executor;
   /** Where server/outbox enqueues jobs (pg-boss, wired by server/boot). */
   jobs: JobQueue;
   /** Seals and opens webhook signing secrets; absent in a process started without a key (the admin CLI). */
@@ -101,8 +113,13 @@ export function requesterOf(actor: Actor): string {
 
 /** A ctx for one actor and request. Picks the dependencies, so a larger object passed as deps stays out. */
 export function contextFor<A extends Actor>(deps: Deps, actor: A, requestId: string): Ctx<A> {
-  const { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, signInGates } = deps;
-  return { env, log, db, sql, jobs, secretBox, resolver, mailer, metrics, signInGates, actor, requestId };
+  const { env, log, db, sql, read, jobs, secretBox, resolver, mailer, metrics, signInGates } = deps;
+  return { env, log, db, sql, read, jobs, secretBox, resolver, mailer, metrics, signInGates, actor, requestId };
+}
+
+/** The ctx whose reads all go to the primary: for work that writes, so no read of it misses what it wrote. */
+export function primaryReads<C extends Pick<Deps, 'db' | 'read'>>(ctx: C): C {
+  return ctx.read === ctx.db ? ctx : { ...ctx, read: ctx.db };
 }
 
 /** Runs fn in a transaction, reusing the caller's when there is one, so verbs compose. */
@@ -110,7 +127,7 @@ export async function withTransaction<A extends Actor, T>(ctx: Ctx<A>, fn: (tx: 
   if (ctx.inTransaction) return fn(ctx);
   const afterCommit: (() => void)[] = [];
   const result = await (ctx.db as Extract<Executor, { transaction: unknown }>).transaction((tx) =>
-    fn({ ...ctx, db: tx, inTransaction: true, afterCommit }),
+    fn({ ...ctx, db: tx, read: tx, inTransaction: true, afterCommit }),
   );
   for (const run of afterCommit) run();
   return result;

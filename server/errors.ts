@@ -81,6 +81,22 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * A window, or an event, before the oldest retained moment (server/history/window.ts): its events are dropped with
+ * their week, or about to be. The answer names the moment (ISO and Unix seconds), so a client can narrow its window.
+ */
+export class HistoryNotRetainedError extends AppError {
+  constructor(param: string, oldest: Date, days: number) {
+    const unix = Math.ceil(oldest.getTime() / 1000);
+    super(
+      'unprocessable',
+      'history_not_retained',
+      `Events are kept ${days} days (EVENT_RETENTION_DAYS): the oldest retained moment is ${oldest.toISOString()} (${unix}), and ${param} is before it.`,
+      { param, extra: { oldest_retained: unix } },
+    );
+  }
+}
+
 export class DatabaseUnavailableError extends AppError {
   constructor() {
     super('unavailable', 'service_unavailable', 'The service is temporarily unavailable; retry shortly.', {

@@ -12,6 +12,8 @@ export interface EventEnvelope {
 }
 
 // The transactional outbox: one row per event, written in the transaction of the change that caused it.
+// Partitioned by RANGE (id), a week a partition (ids are ULIDs: the bound of a week is the id floor of its start),
+// made ahead and dropped whole by server/history/ (db/migrations/0015_history_partitions.sql).
 export const events = pgTable(
   'events',
   {
@@ -35,7 +37,7 @@ export const events = pgTable(
     // Partner lists: scoped and paginated by id.
     index('events_partner_env_id_idx').on(t.partnerId, t.environment, t.id),
     index('events_object_idx').on(t.objectId),
-    // The retention job deletes by age.
+    // Replays select a window by creation time.
     index('events_created_idx').on(t.createdAt),
   ],
 );

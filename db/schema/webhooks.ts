@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { environment } from './credentials';
-import { events } from './events';
 import { partners } from './partners';
 
 export interface PreviousSecret {
@@ -64,13 +63,16 @@ export const webhookSubscriptions = pgTable(
 
 export const deliveryStatus = pgEnum('webhook_delivery_status', ['pending', 'succeeded', 'failed', 'skipped']);
 
+// Partitioned by RANGE (event_id), a week a partition, with its event's week (db/migrations/0015_history_partitions.sql,
+// server/history/): the unique (event_id, subscription_id) that fan-out's ON CONFLICT names must hold the partition
+// key, and a week of events leaves with its deliveries. So the primary key holds the event id too, and no foreign key
+// names the event (one into a partitioned table makes every DETACH search the referencing table): every statement
+// that writes a delivery reads its event in the same statement or transaction, and retention drops both together.
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: text('id').primaryKey(),
-    eventId: text('event_id')
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    eventId: text('event_id').notNull(),
     subscriptionId: text('subscription_id')
       .notNull()
       .references(() => webhookSubscriptions.id),
@@ -97,6 +99,8 @@ export const webhookDeliveries = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
   (t) => [
+    // A delivery is found by its id alone (jobs carry only it): this index leads with it, and each partition has its own.
+    primaryKey({ columns: [t.id, t.eventId] }),
     // Exactly one delivery per (event, subscription): no path can fan an event out twice.
     uniqueIndex('webhook_deliveries_event_subscription_idx').on(t.eventId, t.subscriptionId),
     // The partner's delivery log: newest first per subscription.
@@ -105,6 +109,12 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_replay_idx')
       .on(t.replayId, t.status)
       .where(sql`${t.replayId} is not null`),
+    // Deliveries not ended (in flight, or waiting for a retry): retention asks whether a leaving week holds one
+    // (server/history/retain.ts), and the console's overview counts them. Only pending rows are in it, so it costs
+    // a delivery one small insert at its creation, and a sequential read of a week's deliveries is never needed.
+    index('webhook_deliveries_pending_idx')
+      .on(t.eventId)
+      .where(sql`${t.status} = 'pending'`),
     // Attempts held by a worker (claimed, in flight or waiting in its memory): the sweeper finds the
     // expired ones of dead workers here. Only held rows are in it, so it stays as small as the work in hand.
     index('webhook_deliveries_claims_idx')
@@ -113,13 +123,15 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
+// Partitioned by RANGE (id), a week a partition: an attempt's id is made when it is recorded, so attempts fill
+// the current week whatever their event's age, and a partition is never written after its week. No foreign key to
+// its delivery (a delivery's id alone is not unique across partitions): attempts are written only by
+// record-outcomes.ts, in the statement or transaction that updates the delivery it names while claimed.
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
     id: text('id').primaryKey(),
-    deliveryId: text('delivery_id')
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    deliveryId: text('delivery_id').notNull(),
     attempt: integer('attempt').notNull(),
     trigger: text('trigger').notNull(), // scheduled | manual | replay
     // Who asked for a manual or replay attempt: "partner:<client id>" or "operator:<e-mail>"; null when scheduled.

@@ -6,13 +6,16 @@ import type postgres from 'postgres';
 import type { PoolUsage } from '@/db/client';
 import type { Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
+import type { ReadReplica } from './read-replica';
 import { NOTICE_STAGES } from '@/server/notices/stages';
 import { VERSIONS } from '@/server/versions/registry';
 
 export interface ProcessMetrics extends Metrics {
   registry: Registry;
-  /** Where the database pool gauges read from: the process's pool, once the runtime made it. */
-  readPool(read: () => PoolUsage): void;
+  /** Where the database pool gauges read from: the process's pools by name, once the runtime made them. */
+  readPools(read: () => Record<string, PoolUsage>): void;
+  /** Where the read replica's gauges read from (absent without DATABASE_READ_URL). */
+  readReplica(replica: ReadReplica | undefined): void;
   /** Prometheus text of every family; queue and replay gauges are read from the database now. */
   scrape(): Promise<string>;
 }
@@ -186,28 +189,49 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     },
   });
 
-  let pool: (() => PoolUsage) | undefined;
+  let pools: (() => Record<string, PoolUsage>) | undefined;
   new Gauge({
     name: 'pdp_db_pool_connections',
-    help: "The process's database pool: connections in use by a statement or transaction, and its size (DB_POOL_MAX).",
-    labelNames: ['state'],
+    help:
+      "The process's database pools: connections in use by a statement or transaction, and the pool's size. Pool primary " +
+      '(DB_POOL_MAX), graphql (the operator API, GRAPHQL_DB_POOL_MAX), and with DATABASE_READ_URL read and graphql_read on the replica.',
+    labelNames: ['pool', 'state'],
     registers: [registry],
     collect() {
-      const usage = pool?.();
-      if (!usage) return;
-      this.set({ state: 'in_use' }, usage.inUse);
-      this.set({ state: 'max' }, usage.max);
+      for (const [pool, usage] of Object.entries(pools?.() ?? {})) {
+        this.set({ pool, state: 'in_use' }, usage.inUse);
+        this.set({ pool, state: 'max' }, usage.max);
+      }
     },
   });
   new Gauge({
     name: 'pdp_db_pool_waiting',
-    help: 'Statements and transactions waiting for a connection of the pool (beyond DB_POOL_MAX at once).',
+    help: 'Statements and transactions waiting for a connection of each pool (beyond its size at once).',
+    labelNames: ['pool'],
     registers: [registry],
     collect() {
-      const usage = pool?.();
-      if (usage) this.set(usage.waiting);
+      for (const [pool, usage] of Object.entries(pools?.() ?? {})) this.set({ pool }, usage.waiting);
     },
   });
+  // Only with DATABASE_READ_URL: an unlabelled gauge never set still reads 0, which would say "reads left the replica".
+  function replicaGauges(replica: ReadReplica) {
+    new Gauge({
+      name: 'pdp_db_read_replica_lag_seconds',
+      help: "The read replica's lag behind the primary at the last probe (an upper bound, to the probe's second); -1 while it does not answer.",
+      registers: [registry],
+      collect() {
+        this.set(replica.lagSeconds ?? -1);
+      },
+    });
+    new Gauge({
+      name: 'pdp_db_reads_on_replica',
+      help: 'With DATABASE_READ_URL: 1 while list reads go to the replica, 0 while they go to the primary (replica unreachable or behind).',
+      registers: [registry],
+      collect() {
+        this.set(replica.onReplica ? 1 : 0);
+      },
+    });
+  }
 
   function warn(err: unknown): never[] {
     log.warn({ err }, 'metrics: queue depths not read');
@@ -222,7 +246,8 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
   return {
     registry,
     scrape: () => registry.metrics(),
-    readPool: (read) => void (pool = read),
+    readPools: (read) => void (pools = read),
+    readReplica: (replica) => replica && replicaGauges(replica),
     httpRequest(route, method, status, seconds, apiVersion) {
       const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
       const m = METHODS.has(method) ? method : 'other';

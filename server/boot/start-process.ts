@@ -68,6 +68,8 @@ export interface ProcessOptions {
   resolver?: Resolver;
   /** Sees every statement of the process's pool (not pg-boss's): tests count queries with it. */
   onQuery?: QueryObserver;
+  /** Sees every statement of the read pools on DATABASE_READ_URL. */
+  onReadQuery?: QueryObserver;
 }
 
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
@@ -91,9 +93,18 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     boss,
     resolver: options.resolver,
     onQuery: options.onQuery,
+    onReadQuery: options.onReadQuery,
     metrics,
   });
-  metrics.readPool(rt.poolUsage);
+  metrics.readPools(rt.poolUsages);
+  metrics.readReplica(rt.readReplica);
+  // Only the web tier reads lists. The first probe before listening, so a replica that is there serves
+  // the first request; one that is not leaves the reads on the primary (see read-replica.ts).
+  let stopProbing: (() => void) | undefined;
+  if (rt.readReplica && roles.web) {
+    await rt.readReplica.probe().catch((error: unknown) => log.warn({ err: error }, 'read replica: first probe failed'));
+    stopProbing = rt.readReplica.start();
+  }
   const demo = !env.DATABASE_URL && env.SEED_DEMO ? await seedDemo(rt) : undefined;
 
   let unlisten: (() => Promise<void>) | undefined;
@@ -129,6 +140,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       next,
       docs,
       readiness: () => databaseReachable(rt),
+      readsFrom: rt.readReplica ? () => (rt.readReplica!.onReplica ? 'replica' : 'primary') : undefined,
       draining: () => httpDrain?.draining ?? false,
       metrics: frontDoorMetrics(metrics, env.METRICS_TOKEN),
     });
@@ -177,6 +189,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       // After the server closed: the last requests' counts are in.
       await stopCounting?.();
       stopStatistics?.();
+      stopProbing?.();
       await rt.jobs.wakesSent();
       await boss.stop({ graceful: true, timeout: 1000, wait: true }).catch(() => {});
       await metricsServer?.close();

@@ -20,6 +20,15 @@ export const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  // A streaming replica of DATABASE_URL's database: the console's and the partner API's list queries read
+  // there (ctx.read, server/context.ts). Unset: they read the primary, as everything else always does.
+  DATABASE_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  // A replica further behind than this (or unreachable) is left: reads go to the primary until it caught up
+  // (server/boot/read-replica.ts). A list then reflects every write older than this plus the 1 s probe.
+  DATABASE_READ_MAX_LAG_SECONDS: int(1, 3600).default(5),
   // /metrics: a bearer token when set; without one, loopback clients only (README "Metrics").
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   // A worker-only process (npm run worker) serves /metrics on this port; unset, it serves none.

@@ -14,7 +14,8 @@ export async function listEvents({ ctx, input }: { ctx: TenantCtx; input: ListEv
   // created_lte=T must include an event at T.7, so the bound is the start of the next second.
   if (input.created_lte !== undefined) conditions.push(lt(events.createdAt, sql`to_timestamp(${input.created_lte + 1})`));
   if (input.starting_after) conditions.push(lt(events.id, input.starting_after));
-  const rows = await ctx.db
+  // The replica when there is one: a page may lag by DATABASE_READ_MAX_LAG_SECONDS; GET /partner/events/{id} reads the primary.
+  const rows = await ctx.read
     .select({ envelope: events.envelope, previous_attributes: events.previousAttributes })
     .from(events)
     .where(and(...conditions))

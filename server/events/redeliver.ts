@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/record';
 import { requesterOf, withTransaction, type TenantCtx } from '../context';
 import { ConflictError, NotFoundError } from '../errors';
 import { resendEvents } from '../webhooks/resend';
+import { assertRetained } from '../history/window';
 import { receivesDeliveries } from '../delivery/disabled';
 import { isAudience } from './catalog';
 
@@ -15,10 +16,11 @@ export async function redeliverEvent({ ctx, input }: { ctx: TenantCtx; input: { 
   const { partnerId, environment } = ctx.actor;
   return withTransaction(ctx, async (tx) => {
     const [event] = await tx.db
-      .select({ id: events.id, type: events.type, objectId: events.objectId })
+      .select({ id: events.id, type: events.type, objectId: events.objectId, createdAt: events.createdAt })
       .from(events)
       .where(and(eq(events.id, input.id), eq(events.partnerId, partnerId), eq(events.environment, environment)));
     if (!event) throw new NotFoundError('event', input.id);
+    assertRetained(tx.env, 'id', event.createdAt);
     const subscriptions = await tx.db
       .select()
       .from(webhookSubscriptions)

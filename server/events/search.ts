@@ -50,7 +50,7 @@ export async function searchEvents({
   if (f.since) conditions.push(gte(events.createdAt, f.since));
   if (f.until) conditions.push(lt(events.createdAt, f.until));
   if (input.after) conditions.push(lt(events.id, input.after));
-  return ctx.db
+  return ctx.read
     .select(columns)
     .from(events)
     .where(and(...conditions))
@@ -80,7 +80,7 @@ export async function eventPagesOfObjects({
     input.objectIds.map((id) => sql`${id}`),
     sql`, `,
   );
-  const rows = await ctx.db.execute<{
+  const rows = await ctx.read.execute<{
     id: string;
     type: string;
     partner_id: string;
@@ -119,7 +119,7 @@ export async function envelopesOf({
   input: { eventIds: readonly string[] };
 }): Promise<Map<string, EventEnvelope>> {
   if (input.eventIds.length === 0) return new Map();
-  const rows = await ctx.db
+  const rows = await ctx.read
     .select({ id: events.id, envelope: events.envelope })
     .from(events)
     .where(inArray(events.id, [...input.eventIds]));

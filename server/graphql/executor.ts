@@ -9,6 +9,7 @@ import { AggregateSlots } from './aggregate-slots';
 import type { GraphQLContext } from './context';
 import { formatError, isUnexpected } from './errors';
 import { operationLimits, operationOf, shapeRefusal } from './limits';
+import { replicaReads } from './replica-reads';
 import { operatorSchema } from './schema';
 
 export type GraphQLExecutor = (request: Request, context: { ctx: Ctx<OperatorActor>; session: OperatorSession }) => Promise<Response>;
@@ -22,12 +23,13 @@ const AFTER_DEADLINE_MS = 1000;
  * Apollo Server over the operator schema, executing Web-standard requests the route hands it.
  * CSRF prevention stays on (a `text/plain` or form POST, which a browser sends cross-site without
  * asking, is refused); introspection and the landing page exist only when NODE_ENV=development.
- * Operations run on the operator API's own pool (server/boot/runtime.ts operatorPool), each with
+ * Operations run on the operator API's own pool (server/boot/runtime.ts operatorPool; the browse
+ * queries' reads on its replica pool, see replica-reads.ts), each with
  * GRAPHQL_TIMEOUT_MS: then its database statements are cancelled (a mutation's transaction rolls back
  * whole), and it answers 503 with `operation_timeout` on whatever did not finish.
  */
 export async function createGraphQLExecutor(
-  deps: Pick<Deps, 'env' | 'log'> & { operatorPool: Pick<Deps, 'db' | 'sql'> },
+  deps: Pick<Deps, 'env' | 'log'> & { operatorPool: Pick<Deps, 'db' | 'sql' | 'read'> },
 ): Promise<{ execute: GraphQLExecutor; stop(): Promise<void> }> {
   const schema = operatorSchema();
   const development = deps.env.NODE_ENV === 'development';
@@ -41,6 +43,7 @@ export async function createGraphQLExecutor(
     formatError,
     plugins: [
       operationLimits(schema),
+      replicaReads(),
       ...(development ? [] : [ApolloServerPluginLandingPageDisabled()]),
       {
         async requestDidStart() {
@@ -70,7 +73,8 @@ export async function createGraphQLExecutor(
     if (refused) return refused;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new OperationTimeoutError(limitMs)), limitMs);
-    const bounded = boundedBy({ ...ctx, db: deps.operatorPool.db, sql: deps.operatorPool.sql }, deadline.signal);
+    const { db, sql, read } = deps.operatorPool;
+    const bounded = boundedBy({ ...ctx, db, sql, read }, deadline.signal);
     let result: Awaited<ReturnType<typeof apollo.executeHTTPGraphQLRequest>> | undefined;
     try {
       result = await settledOrAbandoned(

@@ -32,6 +32,11 @@ interface Options {
   /** /docs: the partner reference and guides (server/http/docs-site.ts), served with or without the console. */
   docs?: DocsHandler;
   readiness: () => Promise<boolean>;
+  /**
+   * With a read replica: where list reads go now (`replica` or `primary`), shown on /readyz. Readiness
+   * itself is the primary's: a replica down or behind sends reads to the primary, it stops no traffic.
+   */
+  readsFrom?: () => 'replica' | 'primary';
   /** Request counts and latencies go to `observe`; GET /metrics answers `scrape` to clients `allowed` lets in. */
   metrics?: {
     observe: Metrics;
@@ -54,7 +59,7 @@ const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, docs, readiness, draining, metrics }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, docs, readiness, readsFrom, draining, metrics }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -108,7 +113,10 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
     if (pathname === '/readyz') {
       if (draining?.()) return sendJson(res, 503, { status: 'draining' });
       const ready = await readiness().catch(() => false);
-      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'database_unreachable' });
+      return sendJson(res, ready ? 200 : 503, {
+        status: ready ? 'ready' : 'database_unreachable',
+        ...(readsFrom ? { reads: readsFrom() } : {}),
+      });
     }
     if (pathname === '/metrics' && metrics) {
       if (!metrics.allowed(req))

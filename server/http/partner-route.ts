@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { contextFor, type Ctx, type PartnerActor, type TenantCtx } from '../context';
+import { contextFor, primaryReads, type Ctx, type PartnerActor, type TenantCtx } from '../context';
 import { AuthenticationError, DatabaseUnavailableError, NotFoundError, RateLimitedError } from '../errors';
 import { requestFingerprint, validateIdempotencyKey } from '../idempotency/store';
 import type { RateDecision } from '../rate-limit/limiter';
@@ -118,7 +118,9 @@ export function partnerRoute<
           Object.assign(headers, rateLimitHeaders(decision));
           if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
-          const ctx: Ctx<PartnerActor> = contextFor(
+          // A request that writes reads the primary throughout: its answer shows what it did (Deps.read).
+          const readOnly = request.method === 'GET' || request.method === 'HEAD';
+          const partnerCtx: Ctx<PartnerActor> = contextFor(
             services,
             {
               kind: 'partner',
@@ -129,6 +131,7 @@ export function partnerRoute<
             },
             record.requestId,
           );
+          const ctx = readOnly ? partnerCtx : primaryReads(partnerCtx);
           admitted = ctx;
           // The request's X-Service-Version, else the pin; an unknown or malformed header is a 400 rendered in the pin.
           version = await pinOf(credential, ctx);

@@ -45,7 +45,7 @@ export async function latestFailures({
   // window's attempts (as perMinute already does); a partial index on (id) where error_kind is not null
   // would make it a short read (needs a migration).
   const floor = idFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000));
-  const rows = await ctx.db.execute<{
+  const rows = await ctx.read.execute<{
     attempt_id: string;
     delivery_id: string;
     event_id: string;

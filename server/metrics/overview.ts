@@ -60,24 +60,23 @@ export async function overview({ ctx, input }: { ctx: Ctx<OperatorActor>; input:
   const since = new Date(Date.now() - windowMinutes * 60_000);
   // Attempt ids are made when the attempt is recorded, after it started by its duration (at most the
   // request timeout) and the wait for the writer: that plus a minute's slack keeps the window's attempts in the id range.
-  const perMinute = await ctx.db.execute<{ minute: string; succeeded: number; failed: number }>(sql`
+  const perMinute = await ctx.read.execute<{ minute: string; succeeded: number; failed: number }>(sql`
     select date_trunc('minute', started_at) as minute,
       count(*) filter (where error_kind is null)::int as succeeded,
       count(*) filter (where error_kind is not null)::int as failed
     from webhook_attempts
     where id >= ${idFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000))} and started_at >= ${since.toISOString()}::timestamptz
     group by 1 order by 1`);
-  // No index serves `status = 'pending'`, so this reads the deliveries table: fine at thousands of rows a
-  // day; a partial index on (next_attempt_at) where status = 'pending' would serve it (needs a migration).
-  // Due includes attempts in flight: a first attempt has no next_attempt_at.
-  const [queue] = await ctx.db.execute<{ pending: number; due: number; oldest: number | null }>(sql`
+  // The pending deliveries through webhook_deliveries_pending_idx (pending rows only, in every week), not a read
+  // of the table. Due includes attempts in flight: a first attempt has no next_attempt_at.
+  const [queue] = await ctx.read.execute<{ pending: number; due: number; oldest: number | null }>(sql`
     select count(*)::int as pending,
       count(*) filter (where next_attempt_at is null or next_attempt_at <= now())::int as due,
       extract(epoch from now() - min(coalesce(next_attempt_at, created_at))
         filter (where next_attempt_at is null or next_attempt_at <= now()))::float8 as oldest
     from webhook_deliveries where status = 'pending'`);
   const failing = await failingSubscriptions(ctx);
-  const disabled = await ctx.db.execute<SubscriptionRowRaw>(sql`
+  const disabled = await ctx.read.execute<SubscriptionRowRaw>(sql`
     select s.id, s.partner_id, s.environment, s.url, s.status, s.disabled_reason, s.failing_since, null::int as failures
     from webhook_subscriptions s where s.deleted_at is null and s.status = 'disabled'
     order by s.updated_at desc limit ${LIST_LIMIT}`);
@@ -123,7 +122,7 @@ function health(row: SubscriptionRowRaw): SubscriptionHealth {
 
 /** Enabled subscriptions whose attempts fail, longest failing first, each with its failures counted. */
 async function failingSubscriptions(ctx: Ctx): Promise<SubscriptionHealth[]> {
-  const rows = await ctx.db.execute<SubscriptionRowRaw>(sql`
+  const rows = await ctx.read.execute<SubscriptionRowRaw>(sql`
     select s.id, s.partner_id, s.environment, s.url, s.status, s.disabled_reason, s.failing_since, null::int as failures
     from webhook_subscriptions s where s.deleted_at is null and s.status = 'enabled' and s.failing_since is not null
     order by s.failing_since limit ${LIST_LIMIT}`);
@@ -132,7 +131,7 @@ async function failingSubscriptions(ctx: Ctx): Promise<SubscriptionHealth[]> {
     const since = date(r.failing_since!);
     return { id: r.id, floor: idFloor(new Date(since.getTime() - RETRY_HORIZON_MS)), since: since.toISOString() };
   });
-  const counts = await ctx.db.execute<{ id: string; failures: number }>(sql`
+  const counts = await ctx.read.execute<{ id: string; failures: number }>(sql`
     select x.id, (select count(*)::int from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
         where d.subscription_id = x.id and d.id >= x.floor and a.started_at >= x.since) as failures
     from jsonb_to_recordset(${JSON.stringify(scopes)}::jsonb) as x(id text, floor text, since timestamptz)`);

@@ -63,6 +63,7 @@ export async function subscriptionHealth({
       { param: 'windowHours', code: 'parameter_invalid', message: `windowHours must be between 1 and ${MAX_HEALTH_WINDOW_HOURS}.` },
     ]);
   }
+  // The subscription itself (status, streak) on the primary, as the operator just set it; its history through ctx.read.
   const [row] = await ctx.db
     .select()
     .from(webhookSubscriptions)
@@ -74,7 +75,13 @@ export async function subscriptionHealth({
   const sinceIso = since.toISOString();
   const inWindow = sql`d.subscription_id = ${id} and d.last_attempt_at >= ${sinceIso}::timestamptz and a.started_at >= ${sinceIso}::timestamptz`;
 
-  const buckets = await ctx.db.execute<{ start: string; attempts: number; succeeded: number; p50: number | null; p95: number | null }>(sql`
+  const buckets = await ctx.read.execute<{
+    start: string;
+    attempts: number;
+    succeeded: number;
+    p50: number | null;
+    p95: number | null;
+  }>(sql`
     select date_bin(${`${bucketMinutes} minutes`}::interval, a.started_at, ${sinceIso}::timestamptz) as start,
       count(*)::int as attempts,
       count(*) filter (where a.error_kind is null)::int as succeeded,
@@ -84,7 +91,7 @@ export async function subscriptionHealth({
     where ${inWindow}
     group by 1 order by 1`);
 
-  const classes = await ctx.db.execute<{ status_class: StatusClass; attempts: number }>(sql`
+  const classes = await ctx.read.execute<{ status_class: StatusClass; attempts: number }>(sql`
     select case when a.response_status is null then 'none'
         when a.response_status < 300 then '2xx' when a.response_status < 400 then '3xx'
         when a.response_status < 500 then '4xx' else '5xx' end as status_class,
@@ -97,14 +104,14 @@ export async function subscriptionHealth({
   let consecutiveFailures: number | null = null;
   if (row.failingSince) {
     const floor = idFloor(new Date(row.failingSince.getTime() - RETRY_HORIZON_MS));
-    const [streak] = await ctx.db.execute<{ n: number }>(sql`
+    const [streak] = await ctx.read.execute<{ n: number }>(sql`
       select count(*)::int as n from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
       where d.subscription_id = ${id} and d.id >= ${floor} and a.started_at >= ${row.failingSince.toISOString()}::timestamptz`);
     consecutiveFailures = streak?.n ?? 0;
   }
 
   // The subscription index narrows to its deliveries; pending ones are few next to the rest.
-  const [backlog] = await ctx.db.execute<{ pending: number; due: number; oldest: string | null }>(sql`
+  const [backlog] = await ctx.read.execute<{ pending: number; due: number; oldest: string | null }>(sql`
     select count(*)::int as pending,
       count(*) filter (where next_attempt_at is null or next_attempt_at <= now())::int as due,
       min(created_at) as oldest

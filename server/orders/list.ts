@@ -12,7 +12,8 @@ export async function listOrders({ ctx, input }: { ctx: TenantCtx; input: ListOr
   if (input.created_lte !== undefined) conditions.push(lte(orders.createdAt, new Date(input.created_lte * 1000)));
   // The cursor is only ever compared, never looked up: a cursor from another partner reveals nothing.
   if (input.starting_after) conditions.push(lt(orders.id, input.starting_after));
-  const rows = await ctx.db
+  // The replica when there is one: a page may lag by DATABASE_READ_MAX_LAG_SECONDS; GET /partner/orders/{id} reads the primary.
+  const rows = await ctx.read
     .select()
     .from(orders)
     .where(and(...conditions))

@@ -27,7 +27,7 @@ export async function searchOrders({
   if (f.environment) conditions.push(eq(orders.environment, f.environment));
   if (f.status) conditions.push(eq(orders.status, f.status));
   if (input.after) conditions.push(lt(orders.id, input.after));
-  return ctx.db
+  return ctx.read
     .select()
     .from(orders)
     .where(and(...conditions))

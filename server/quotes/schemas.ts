@@ -6,7 +6,9 @@ export const createQuoteInput = z
     pickup: coordinates,
     dropoff: coordinates,
   })
-  .meta({ id: 'QuoteRequest' });
+  // A trip the default settings quote (about 1 km in Manhattan): the coordinates' own examples are one point,
+  // which a request built from them (a reference's "try it", the Postman collection) would send as 0 m.
+  .meta({ id: 'QuoteRequest', example: { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } } });
 
 export type CreateQuoteInput = z.infer<typeof createQuoteInput>;
 

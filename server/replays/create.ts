@@ -11,8 +11,9 @@ import { livemode } from '../context';
 import { presentReplay, windowOf } from './present';
 import type { CreateReplayInput, ReplayResource } from './schemas';
 import { acceptedTypes } from '../events/catalog';
-import { countMatching, pageOfMatching } from './select';
+import { countMatching, firstMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
+import { assertRetained } from '../history/window';
 
 const MAX_WINDOW_SECONDS = 30 * 86_400;
 const DRY_RUN_SAMPLE = 10;
@@ -37,6 +38,7 @@ export async function createReplay({
   if (until > now) throw invalid('until', 'until must not be in the future.');
   if (input.since >= until) throw invalid('until', 'until must be after since.');
   if (until - input.since > MAX_WINDOW_SECONDS) throw invalid('until', 'A replay covers at most 30 days: until - since <= 2592000.');
+  assertRetained(ctx.env, 'since', new Date(input.since * 1000));
 
   return withTransaction(ctx, async (tx) => {
     const sub = await findSubscription(tx, input.webhookId, true);
@@ -75,7 +77,7 @@ export async function createReplay({
     const window = windowOf(row, row.eventTypes ?? accepted);
     const matched = await countMatching(tx, window);
     if (input.dry_run) {
-      const first = await pageOfMatching(tx, window, null, DRY_RUN_SAMPLE);
+      const first = await firstMatching(tx, window, DRY_RUN_SAMPLE);
       return {
         kind: 'dry_run',
         preview: {
@@ -87,7 +89,7 @@ export async function createReplay({
           event_types: row.eventTypes,
           only: row.only,
           events_matched: matched,
-          first_event_ids: first.map((e) => e.id),
+          first_event_ids: first,
         },
       };
     }

@@ -6,7 +6,7 @@ import { REPLAY_PAGE } from '../outbox/queues';
 import { resendEvents } from '../webhooks/resend';
 import { requesterOfReplay, windowOf } from './present';
 import { acceptedTypes } from '../events/catalog';
-import { pageOfMatching } from './select';
+import { nextMatching } from './select';
 import { receivesDeliveries } from '../delivery/disabled';
 
 // Events per page, and the pacing: the next page waits while half a page of this replay's deliveries
@@ -58,10 +58,10 @@ export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayI
       return 'waiting';
     }
 
-    const page = await pageOfMatching(tx, windowOf(replay, replay.eventTypes ?? acceptedTypes(sub.eventFilters)), replay.cursor, PAGE);
+    const page = await nextMatching(tx, windowOf(replay, replay.eventTypes ?? acceptedTypes(sub.eventFilters)), replay.cursor, PAGE);
     const sent = await resendEvents(tx, {
       subscriptionId: sub.id,
-      events: page,
+      events: page.events,
       apiVersion: sub.apiVersion,
       trigger: 'replay',
       requestedBy: requesterOfReplay(replay.requestedBy),
@@ -72,12 +72,12 @@ export async function runReplayPage({ ctx, input }: { ctx: Ctx; input: { replayI
       .set({
         status: 'running',
         jobStep: next,
-        cursor: page.at(-1)?.id ?? replay.cursor,
+        cursor: page.readTo,
         eventsEnqueued: replay.eventsEnqueued + sent.length,
         startedAt: replay.startedAt ?? new Date(),
       })
       .where(eq(webhookReplays.id, replay.id));
-    if (page.length < PAGE) return finish('completed');
+    if (page.exhausted) return finish('completed');
     await enqueue(tx, REPLAY_PAGE, { replay_id: replay.id, step: next });
     return 'sent';
   });

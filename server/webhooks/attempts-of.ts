@@ -42,7 +42,7 @@ export async function attemptsOf({
 }): Promise<Map<string, AttemptRow[]>> {
   const byDelivery = new Map<string, AttemptRow[]>();
   if (input.deliveryIds.length === 0) return byDelivery;
-  const rows = await ctx.db
+  const rows = await ctx.read
     .select({
       id: webhookAttempts.id,
       deliveryId: webhookAttempts.deliveryId,

@@ -7,6 +7,7 @@ import type { DeliveryResource, ListDeliveriesQuery } from './schemas';
 
 /** The partner's delivery log for one subscription, newest first, each delivery with its attempts. */
 export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: ListDeliveriesQuery & { id: string } }) {
+  // The subscription on the primary (one just created is found), its deliveries on the replica when there is one.
   const sub = await findSubscription(ctx, input.id);
   const conditions: SQL[] = [eq(webhookDeliveries.subscriptionId, sub.id)];
   if (input.status) conditions.push(eq(webhookDeliveries.status, input.status));
@@ -14,7 +15,7 @@ export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: Li
   if (input.created_gte !== undefined) conditions.push(gte(webhookDeliveries.createdAt, new Date(input.created_gte * 1000)));
   if (input.created_lte !== undefined) conditions.push(lte(webhookDeliveries.createdAt, new Date(input.created_lte * 1000)));
   if (input.starting_after) conditions.push(lt(webhookDeliveries.id, input.starting_after));
-  const rows = await ctx.db
+  const rows = await ctx.read
     .select()
     .from(webhookDeliveries)
     .where(and(...conditions))
@@ -22,7 +23,7 @@ export async function listDeliveries({ ctx, input }: { ctx: TenantCtx; input: Li
     .limit(input.limit + 1);
   const page = rows.slice(0, input.limit);
   const attempts = page.length
-    ? await ctx.db
+    ? await ctx.read
         .select()
         .from(webhookAttempts)
         .where(

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Ctx } from '../context';
+import { oldestRetainedId } from '../history/window';
 import { newId } from '../ids';
 import { enqueueMany } from '../outbox/enqueue';
 import { DELIVER } from '../outbox/queues';
@@ -11,7 +12,8 @@ import { DELIVER } from '../outbox/queues';
  * twice at once. Decided: a reopened delivery renders the event in the subscription's version now
  * (`apiVersion`), not the one of its first attempt: a partner who moved a subscription to a newer version
  * and backfills it wants the shape its receiver now reads. Its own retries keep that version. Returns the
- * events sent.
+ * events sent. An event past the retention window is never reopened (server/history/window.ts): retention drops a
+ * week once none of its deliveries is pending, and this keeps one from becoming pending after it looked.
  */
 export async function resendEvents(
   tx: Ctx,
@@ -33,6 +35,7 @@ export async function resendEvents(
       updated_at)
     select x.id, x.event_id, ${input.subscriptionId}, x.event_type, 'pending', 0, ${input.apiVersion}, ${input.replayId ?? null}, now(), now()
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, event_id text, event_type text)
+    where x.event_id >= ${oldestRetainedId(tx.env)}
     on conflict (event_id, subscription_id) do update
       set status = 'pending', api_version = excluded.api_version, replay_id = excluded.replay_id, claimed_until = null,
         next_attempt_at = null, updated_at = now()

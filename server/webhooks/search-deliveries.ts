@@ -75,7 +75,7 @@ export async function searchDeliveries({
   if (f.externalId) {
     // orders_external_id_idx leads with (partner_id, environment): with both given this is one index probe;
     // without them it reads the orders table (external ids are only unique per partner and environment).
-    const named = ctx.db
+    const named = ctx.read
       .select({ id: orders.id })
       .from(orders)
       .where(
@@ -109,7 +109,7 @@ export async function deliveriesOfEvents({ ctx, input }: { ctx: Ctx<OperatorActo
 }
 
 async function selectDeliveries(ctx: Ctx, where: SQL | undefined, limit?: number): Promise<DeliveryRow[]> {
-  const query = ctx.db
+  const query = ctx.read
     .select({
       id: webhookDeliveries.id,
       eventId: webhookDeliveries.eventId,

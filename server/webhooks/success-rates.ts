@@ -25,7 +25,7 @@ export async function webhookSuccessRates({
 }): Promise<Map<string, SuccessRate>> {
   const since = new Date(Date.now() - input.hours * 3600_000);
   const rows = input.subscriptionIds.length
-    ? await ctx.db
+    ? await ctx.read
         .select({
           subscriptionId: webhookDeliveries.subscriptionId,
           attempts: count(),

@@ -135,12 +135,12 @@ describe('GET /partner/orders', () => {
     expect(page3.data.map((o: { id: string }) => o.id)).toEqual(ids.slice(4));
 
     expect((await call('GET', '/partner/orders?external_id=list-3', lister)).body.data.map((o: { id: string }) => o.id)).toEqual([
-      made[3].id,
+      made[3]!.id,
     ]);
-    await call('POST', `/partner/orders/${made[0].id}/cancel`, lister, {});
+    await call('POST', `/partner/orders/${made[0]!.id}/cancel`, lister, {});
     const cancelled = (await call('GET', '/partner/orders?status=cancelled', lister)).body.data;
-    expect(cancelled.map((o: { id: string }) => o.id)).toEqual([made[0].id]);
-    const created = made[2].created;
+    expect(cancelled.map((o: { id: string }) => o.id)).toEqual([made[0]!.id]);
+    const created = made[2]!.created;
     const range = (await call('GET', `/partner/orders?created_gte=${created}&created_lte=${created}`, lister)).body.data;
     expect(range.every((o: { created: number }) => o.created === created)).toBe(true);
     expect((await call('GET', `/partner/orders?created_gte=${created + 10_000}`, lister)).body.data).toEqual([]);

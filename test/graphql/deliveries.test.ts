@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOperator, gql, gqlData, type TestOperator } from '../support/operator-api';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -40,12 +40,8 @@ async function deliveries(filter: Record<string, unknown>, who: TestOperator = s
 }
 
 async function subscribe(who: TestPartner, path: string): Promise<{ id: string; secret: string }> {
-  const res = await call('POST', '/partner/webhooks', who, {
-    url: `https://localhost:${receiver.port}${path}`,
-    event_filters: ['order.created'],
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.id, secret: res.body.secret };
+  const { id, secret } = await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] });
+  return { id, secret };
 }
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { createTestOperator, gql, gqlData, type TestOperator } from '../support/operator-api';
-import { call, newOrder } from '../support/partner-api';
+import { newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -23,14 +23,8 @@ beforeAll(async () => {
   const receiver = await startReceiver((req) => (req.path === '/fail' ? { status: 503, body: 'down' } : { status: 200, body: 'ok' }));
   support = await createTestOperator(svc, 'support');
   partner = await createTestPartner(svc);
-  const subscribe = async (path: string) => {
-    const res = await call('POST', '/partner/webhooks', partner, {
-      url: `https://localhost:${receiver.port}${path}`,
-      event_filters: ['order.created'],
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.id as string;
-  };
+  const subscribe = async (path: string) =>
+    (await newSubscription(partner, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] })).id;
   failSub = await subscribe('/fail');
   okSub = await subscribe('/ok');
   await newOrder(partner);

@@ -227,7 +227,8 @@ describe('partners queries', () => {
         },
       });
       const contextValue = {
-        ctx: { ...operator, db } as Ctx<OperatorActor>,
+        // Reads through ctx.read (the success rates) counted too: without a replica it is the same pool.
+        ctx: { ...operator, db, read: db } as Ctx<OperatorActor>,
         session: {},
         loaders: new Map(),
         signal: new AbortController().signal,

@@ -6,7 +6,7 @@ import { createLogger } from '@/server/logger';
 import { newId } from '@/server/ids';
 import { DELIVER, FAN_OUT, PURGE_EXPIRED, REPLAY_PAGE, SANDBOX_TIMEOUT_SWEEP, SCENARIO_STEP } from '@/server/outbox/queues';
 import { spawnWorker, type ServerProcess } from '../support/processes';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -50,9 +50,7 @@ async function takeAndDie(queue: string, id: string): Promise<number> {
 }
 
 async function subscribe(path: string): Promise<string> {
-  const res = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}${path}` });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return (await newSubscription(partner, { url: `https://localhost:${receiver.port}${path}` })).id;
 }
 
 const jobIdOf = async (queue: string, where: ReturnType<typeof sql>) => {

@@ -34,6 +34,12 @@ const forbidden: [room: string, file: string, importLine: string][] = [
   ['app/ -> the database', 'app/partner/example/route.ts', "import { x } from '@/db/schema';"],
   ['app/ -> jobs/', 'app/partner/example/route.ts', "import { x } from '@/jobs/registry';"],
   ['db/ -> server/', 'db/example.ts', "import { x } from '@/server/context';"],
+  ["partners' client -> the service", 'clients/typescript/src/example.ts', "import { x } from '@/server/delivery/signing';"],
+  [
+    "partners' client -> the service (relative)",
+    'clients/typescript/src/example.ts',
+    "import { x } from '../../../server/orders/schemas';",
+  ],
 ];
 
 const allowed: [room: string, file: string, importLine: string][] = [
@@ -51,6 +57,7 @@ const allowed: [room: string, file: string, importLine: string][] = [
     "import { x } from '@/jobs/registry';\nimport { y } from '@/server/http/front-door';\nvoid y;",
   ],
   ['app/ -> http face and domain schemas', 'app/partner/example/route.ts', "import { x } from '@/server/http/partner-route';"],
+  ["partners' client -> its own files and openapi-fetch", 'clients/typescript/src/example.ts', "import { x } from '../generated/version';"],
 ];
 
 describe('layering lint rule', () => {

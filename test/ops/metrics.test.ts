@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import { loadEnv } from '@/server/config/env';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { findSamples as find, parsePrometheus as parse, scrape, sumSamples as total } from '../support/prometheus';
 import { startReceiver } from '../support/receiver';
@@ -25,8 +25,7 @@ afterAll(() => receiver.close());
 describe('GET /metrics on the web tier', () => {
   it('after partner requests and a delivered order: every family, plausible values, no id in any label', async () => {
     const partner = await createTestPartner(svc);
-    const sub = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}/hooks/metrics` });
-    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const sub = await newSubscription(partner, { url: `https://localhost:${receiver.port}/hooks/metrics` });
     const order = await newOrder(partner);
     expect((await call('GET', `/partner/orders/${order.id}`, partner)).status).toBe(200);
     expect((await call('GET', '/partner/orders/ord_nope', partner)).status).toBe(404);
@@ -35,7 +34,7 @@ describe('GET /metrics on the web tier', () => {
     await waitFor(
       'the order webhook delivered after one retry',
       async () => {
-        const list = await call('GET', `/partner/webhooks/${sub.body.id}/deliveries`, partner);
+        const list = await call('GET', `/partner/webhooks/${sub.id}/deliveries`, partner);
         return (list.body.data as { status: string }[]).some((d) => d.status === 'succeeded');
       },
       { timeoutMs: 15_000 },
@@ -47,7 +46,7 @@ describe('GET /metrics on the web tier', () => {
       return total(s, 'pdp_webhook_attempts_total', { result: 'succeeded', trigger: 'scheduled' }) >= 1;
     });
     // A replay of the last hour: the order's event(s) again, counted under trigger="replay".
-    const replay = await call('POST', `/partner/webhooks/${sub.body.id}/replay`, partner, { since: Math.floor(Date.now() / 1000) - 3600 });
+    const replay = await call('POST', `/partner/webhooks/${sub.id}/replay`, partner, { since: Math.floor(Date.now() / 1000) - 3600 });
     expect(replay.status, JSON.stringify(replay.body)).toBe(202);
     const samples = await waitFor('the replayed attempts counted', async () => {
       const s = parse((await scrape(metricsUrl)).text);
@@ -91,15 +90,19 @@ describe('GET /metrics on the web tier', () => {
     // The retry's failure started a failing streak; the success ended it.
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'failing' })[0]?.value).toBe(0);
     expect(find(samples, 'pdp_webhook_subscriptions', { state: 'disabled' })[0]?.value).toBe(0);
-    // The database pool: its size, the connections in use at the scrape (none now), nothing waiting.
-    expect(find(samples, 'pdp_db_pool_connections', { state: 'max' })[0]?.value).toBe(svc.env.DB_POOL_MAX);
-    expect(find(samples, 'pdp_db_pool_connections', { state: 'in_use' })[0]?.value).toBe(0);
-    expect(find(samples, 'pdp_db_pool_waiting')[0]?.value).toBe(0);
+    // The database pools: their sizes, the connections in use at the scrape (none now), nothing waiting; no
+    // read pools and no replica gauges without DATABASE_READ_URL (test/api/read-replica.test.ts has them).
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'primary', state: 'max' })[0]?.value).toBe(svc.env.DB_POOL_MAX);
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'primary', state: 'in_use' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_db_pool_connections', { pool: 'graphql', state: 'max' })[0]?.value).toBe(svc.env.GRAPHQL_DB_POOL_MAX);
+    expect(find(samples, 'pdp_db_pool_connections', { state: 'max' }).map((s) => s.labels.pool)).toEqual(['primary', 'graphql']);
+    expect(find(samples, 'pdp_db_pool_waiting', { pool: 'primary' })[0]?.value).toBe(0);
+    expect(find(samples, 'pdp_db_reads_on_replica')).toEqual([]);
     expect(total(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(total(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
 
     // Fixed label sets: nothing that names a partner, an order, a credential, a subscription or a URL.
-    const ids = [partner.partnerId, partner.clientId, order.id, sub.body.id as string];
+    const ids = [partner.partnerId, partner.clientId, order.id, sub.id as string];
     for (const s of samples) {
       for (const value of Object.values(s.labels)) {
         expect(value, `${s.name} ${value}`).not.toMatch(/[0-9A-HJKMNP-TV-Z]{26}/);

@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '@/db/migrate';
 import { loadEnv } from '@/server/config/env';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
+import { ulid } from 'ulid';
+import { jobContext } from '@/jobs/definition';
+import { makeWeek } from '@/server/history/partitions';
+import { retireHistory } from '@/server/history/retain';
 import { createTestPartner, NYC, TEST_ENCRYPTION_KEY, type TestPartner } from '../support/service';
 
 // The production path (`npm run test:pg`, run by .ci/run on Debian's PostgreSQL 15): migrations
@@ -73,5 +77,37 @@ describe('production path on DATABASE_URL', () => {
 
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
+  });
+
+  it('partitions the history by week on this server: an order event lands in its week, and a week past retention is dropped whole', async () => {
+    const quote = (await (
+      await fetch(`${base}/partner/quotes`, { method: 'POST', headers: partner.headers, body: JSON.stringify(NYC) })
+    ).json()) as {
+      id: string;
+    };
+    const order = await fetch(`${base}/partner/orders`, {
+      method: 'POST',
+      headers: partner.headers,
+      body: JSON.stringify({ quote_id: quote.id }),
+    });
+    expect(order.status).toBe(201);
+    const { id: orderId } = (await order.json()) as { id: string };
+    const sql = postgres(databaseUrl!, { max: 1, onnotice: () => {} });
+    try {
+      const [event] = await sql<{ part: string }[]>`select tableoid::regclass::text as part from events where object_id = ${orderId}`;
+      expect(event!.part).toMatch(/^events_w\d{8}$/);
+
+      const ctx = jobContext(service!.rt, 'test.retention');
+      const at = Date.now() - 60 * 86_400_000;
+      const [week] = await makeWeek(ctx, new Date(at));
+      const old = ulid(at);
+      await sql`insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
+        values (${old}, ${partner.partnerId}, 'sandbox', 'order.created', ${old}, '{}'::jsonb, ${new Date(at).toISOString()}::timestamptz)`;
+      const retired = await retireHistory({ ctx });
+      expect(retired.dropped).toContain(week);
+      expect(await sql`select 1 from events where id = ${old}`).toEqual([]);
+    } finally {
+      await sql.end();
+    }
   });
 });

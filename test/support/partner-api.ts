@@ -1,5 +1,32 @@
 import { expect } from 'vitest';
+import { createPartnerClient, type PartnerClient, type paths } from '@partner-delivery/client';
 import { NYC, type TestPartner } from './service';
+
+// Ordinary partner calls go through the partner's typed client (clients/typescript/, generated from the
+// OpenAPI document), so the client is used on every run and cannot drift from the routes unseen. `call`
+// stays for what a client would never send: exact bytes, wrong or missing credentials, malformed input,
+// and assertions on the raw answer.
+
+/**
+ * `who`'s typed client: its credential on every request. Unlike a partner's default, no X-Service-Version
+ * unless `version` names one: the answers are in the environment's pin, as the raw calls' always were, so
+ * that the tests of versions and pins see what a partner's own requests would.
+ */
+export function clientFor(who: TestPartner, opts: { version?: string; headers?: Record<string, string> } = {}): PartnerClient {
+  return createPartnerClient({
+    baseUrl: who.baseUrl,
+    clientId: who.clientId,
+    apiKey: who.apiKey,
+    headers: opts.headers,
+    version: opts.version ?? null,
+  });
+}
+
+/** The success body of a client call, after checking its status (the error body is the message otherwise). */
+export function expectStatus<T>(status: number, answer: { data?: T; error?: unknown; response: Response }): T {
+  expect(answer.response.status, JSON.stringify(answer.error ?? answer.data)).toBe(status);
+  return answer.data!;
+}
 
 /** Who calls: a TestPartner, or any base URL and headers (no, wrong or extra credentials; another process). */
 export type Caller = Pick<TestPartner, 'baseUrl' | 'headers'>;
@@ -44,23 +71,25 @@ export async function call(method: string, path: string, who: Caller, body?: unk
   return { status: res.status, headers: res.headers, text, body: parseJson(text) };
 }
 
+type CreateOrder = paths['/partner/orders']['post']['requestBody']['content']['application/json'];
+export type CreateSubscription = paths['/partner/webhooks']['post']['requestBody']['content']['application/json'];
+
 /** A fresh quote (NYC, well inside the default service radius); returns its id. */
 export async function newQuote(who: TestPartner): Promise<string> {
-  const res = await call('POST', '/partner/quotes', who, NYC);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return expectStatus(201, await clientFor(who).POST('/partner/quotes', { body: NYC })).id;
 }
 
 /** A fresh order from a fresh quote; returns the order as the API answered it. */
-export async function newOrder(who: TestPartner, extra: Record<string, unknown> = {}): Promise<Reply['body']> {
-  const res = await call('POST', '/partner/orders', who, { quote_id: await newQuote(who), ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+export async function newOrder(who: TestPartner, extra: Omit<Partial<CreateOrder>, 'quote_id'> = {}) {
+  return expectStatus(201, await clientFor(who).POST('/partner/orders', { body: { quote_id: await newQuote(who), ...extra } }));
 }
 
 /** The order as GET /partner/orders/{id} answers it (200 expected). */
-export async function getOrder(who: TestPartner, id: string): Promise<Reply['body']> {
-  const res = await call('GET', `/partner/orders/${id}`, who);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+export async function getOrder(who: TestPartner, id: string) {
+  return expectStatus(200, await clientFor(who).GET('/partner/orders/{id}', { params: { path: { id } } }));
+}
+
+/** A new webhook subscription (201 expected); its answer holds the signing secret, shown this once. */
+export async function newSubscription(who: TestPartner, body: CreateSubscription) {
+  return expectStatus(201, await clientFor(who).POST('/partner/webhooks', { body }));
 }

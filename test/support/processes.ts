@@ -3,8 +3,8 @@ import { sql } from 'drizzle-orm';
 import type { RunningProcess } from '@/server/boot/start-process';
 import { contextFor } from '@/server/context';
 import { createQuote } from '@/server/quotes/create';
-import { afterAll, beforeAll, expect } from 'vitest';
-import { call, type Caller } from './partner-api';
+import { afterAll, beforeAll } from 'vitest';
+import { newSubscription } from './partner-api';
 import { startReceiver, type Responder } from './receiver';
 import { NYC, startTestService, TEST_ENCRYPTION_KEY, type TestPartner, type TestService } from './service';
 
@@ -185,14 +185,9 @@ export function useProcesses({ teardown }: { teardown: 'kill' | 'stop' }) {
       await Promise.all(processes.splice(0).map((p) => p.kill()));
     },
     /** A subscription to `path` on the receiver (or another port) for order.created, answered by `respond`. */
-    async subscribe(partner: Caller, path: string, respond: Responder, port = receiver!.port): Promise<string> {
+    async subscribe(partner: TestPartner, path: string, respond: Responder, port = receiver!.port): Promise<string> {
       responders.set(path, respond);
-      const created = await call('POST', '/partner/webhooks', partner, {
-        url: `https://localhost:${port}${path}`,
-        event_filters: ['order.created'],
-      });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      return created.body.id as string;
+      return (await newSubscription(partner, { url: `https://localhost:${port}${path}`, event_filters: ['order.created'] })).id;
     },
   };
 }

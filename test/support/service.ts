@@ -34,6 +34,8 @@ export async function startTestService(
     databaseUrl?: string;
     /** Sees every statement of the service's pool (tests that count queries). */
     onQuery?: QueryObserver;
+    /** Sees every statement of its read pools on DATABASE_READ_URL. */
+    onReadQuery?: QueryObserver;
   } = {},
 ): Promise<TestService> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
@@ -53,7 +55,7 @@ export async function startTestService(
   const service = await startProcess(
     env,
     { web: true, workers: env.WORKERS === 'on' },
-    { resolver: opts.resolver, log: opts.log, onQuery: opts.onQuery },
+    { resolver: opts.resolver, log: opts.log, onQuery: opts.onQuery, onReadQuery: opts.onReadQuery },
   );
   afterAll(() => service.stop());
   return { ...service, url: service.url!, env, databaseUrl };

@@ -5,7 +5,7 @@ import { withTransaction } from '@/server/context';
 import { emitEvent } from '@/server/events/emit';
 import { newId } from '@/server/ids';
 import { spawnWorker, useProcesses } from '../support/processes';
-import { call } from '../support/partner-api';
+import { newSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { createTestPartner } from '../support/service';
 
@@ -25,10 +25,7 @@ describe('burst after burst', () => {
   it('delivers every event of every burst once, without sending any attempt back to the queue', { timeout: 240_000 }, async () => {
     const { svc, receiver } = fx;
     const partner = await createTestPartner(svc);
-    for (let i = 0; i < SUBSCRIPTIONS; i++) {
-      const res = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}/s${i}` });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-    }
+    for (let i = 0; i < SUBSCRIPTIONS; i++) await newSubscription(partner, { url: `https://localhost:${receiver.port}/s${i}` });
     await fx.track(spawnWorker(svc.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }));
     const ctx = cliContext(svc.rt, 'test');
 

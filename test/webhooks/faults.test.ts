@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
 import { captureLogs } from '../support/logs';
-import { call, newOrder } from '../support/partner-api';
+import { newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -41,12 +41,11 @@ type Attempt = { delivery_id: string; attempt: number; error_kind: string | null
 async function subscriptions(tag: string): Promise<string[]> {
   return Promise.all(
     [1, 2, 3].map(async (i) => {
-      const res = await call('POST', '/partner/webhooks', partner, {
+      const created = await newSubscription(partner, {
         url: `https://localhost:${receiver.port}/${tag}/${i}`,
         event_filters: ['order.created'],
       });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.id as string;
+      return created.id;
     }),
   );
 }

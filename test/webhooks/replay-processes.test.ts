@@ -24,8 +24,12 @@ afterAll(async () => {
 });
 
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
+const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
-/** `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes). */
+/**
+ * `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes):
+ * ids are their creation time's (a minute ago, in its week's partition), then the prefix and a counter.
+ */
 async function pastEvents(who: TestPartner, count: number, prefix: string): Promise<void> {
   await svc.rt.db.execute(sql`
     insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
@@ -33,7 +37,8 @@ async function pastEvents(who: TestPartner, count: number, prefix: string): Prom
       jsonb_build_object('id', e.id, 'object', 'event', 'created', extract(epoch from now())::int, 'livemode', false, 'type', 'order.created',
         'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))),
       now() - interval '1 minute'
-    from generate_series(1, ${count}::int) g, lateral (select ${prefix}::text || lpad(g::text, 22, '0') as id) e`);
+    from generate_series(1, ${count}::int) g,
+      lateral (select left(pdp_id_floor(now() - interval '1 minute'), 10) || ${prefix}::text || lpad(g::text, 12, '0') as id) e`);
 }
 
 async function subscribe(who: TestPartner, path: string): Promise<string> {
@@ -89,6 +94,43 @@ describe('a replay across worker processes', () => {
         where d.replay_id = ${started.body.id} and a.trigger = 'replay' group by delivery_id having count(*) > 2) x`);
     expect(twice!.n).toBe(0);
   });
+
+  it(
+    'failed: finds the few failed deliveries among thousands delivered, across pages that read 1,000 events each',
+    { timeout: 60_000 },
+    async () => {
+      while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
+      const partner = await createTestPartner(svc);
+      await pastEvents(partner, 2500, '01M6');
+      const sub = await subscribe(partner, '/sparse');
+      // Every event delivered to it but three, one in each run of 1,000 a page step reads.
+      const failed = (
+        await svc.rt.db.execute<{ id: string }>(
+          sql`select id from events where partner_id = ${partner.partnerId} and object_id in ('order_1', 'order_1500', 'order_2500') order by id`,
+        )
+      ).map((r) => r.id);
+      expect(failed).toHaveLength(3);
+      await svc.rt.db.execute(sql`
+      insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, created_at, updated_at)
+      select 'dlv_' || e.id, e.id, ${sub}::text, e.type,
+        (case when e.id = any(string_to_array(${failed.join(',')}, ',')) then 'failed' else 'succeeded' end)::webhook_delivery_status, 1, now(), now()
+      from events e where e.partner_id = ${partner.partnerId}`);
+      const window = { since: Math.floor(Date.now() / 1000) - 3600, only: 'failed' };
+      const dry = await call('POST', `/partner/webhooks/${sub}/replay`, partner, { ...window, dry_run: true });
+      expect(dry.body).toMatchObject({ events_matched: 3, first_event_ids: failed });
+      const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, window);
+      const done = await waitFor(
+        'the replay completed with the three failed events',
+        async () => {
+          const r = await replayOf(partner, sub, started.body.id);
+          return r.status === 'completed' && at('/sparse').length === 3 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(done.events_enqueued).toBe(3);
+      expect(at('/sparse').map(eventIdOf).sort()).toEqual(failed);
+    },
+  );
 
   it('a 20,000-event backfill leaves live webhooks arriving (live latency printed)', { timeout: 180_000 }, async () => {
     while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { cliContext } from '@/server/cli/operator-context';
@@ -37,10 +37,8 @@ const now = () => Math.floor(Date.now() / 1000);
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
-async function subscribe(who: TestPartner, path: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await call('POST', '/partner/webhooks', who, { url: `https://localhost:${receiver.port}${path}`, ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+async function subscribe(who: TestPartner, path: string, extra: Partial<CreateSubscription> = {}): Promise<string> {
+  return (await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, ...extra })).id;
 }
 
 async function orderCreatedEvents(who: TestPartner, count: number): Promise<string[]> {
@@ -155,11 +153,11 @@ describe('replay', () => {
     slowMs = 300;
     const sub = await subscribe(partner, '/slow', { event_filters: ['order.created'] });
     const since = now() - 1;
-    // 250 events of the partner's, written as the outbox writes them (an order each would take minutes).
+    // 250 events of the partner's, written as the outbox writes them (an order each would take minutes), ids of their time.
     await svc.rt.db.execute(sql`
       insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
       select e.id, ${partner.partnerId}::text, 'sandbox', 'order.created', 'order_' || g, jsonb_build_object('id', e.id, 'object', 'event', 'created', ${now()}::int, 'livemode', false, 'type', 'order.created', 'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))), now()
-      from generate_series(1, 250) g, lateral (select '01M9' || lpad(g::text, 22, '0') as id) e`);
+      from generate_series(1, 250) g, lateral (select left(pdp_id_floor(now()), 10) || '01M9' || lpad(g::text, 12, '0') as id) e`);
     const first = await replay(sub, { since, only: 'missing' });
     expect(first.status).toBe(202);
     expect(first.body.events_matched).toBe(250);
@@ -194,7 +192,7 @@ describe('replay', () => {
     await svc.rt.db.execute(sql`
       insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
       select e.id, ${partner.partnerId}::text, 'sandbox', 'order.created', 'order_' || g, jsonb_build_object('id', e.id, 'object', 'event', 'created', ${now()}::int, 'livemode', false, 'type', 'order.created', 'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))), now()
-      from generate_series(1, 300) g, lateral (select '01M6' || lpad(g::text, 22, '0') as id) e`);
+      from generate_series(1, 300) g, lateral (select left(pdp_id_floor(now()), 10) || '01M6' || lpad(g::text, 12, '0') as id) e`);
     const started = await replay(sub, { since, only: 'missing' });
     expect(started.body.events_matched).toBe(300);
     await waitFor('the first page refused by the receiver', () => at('/busy').length >= 20, { timeoutMs: 15_000 });

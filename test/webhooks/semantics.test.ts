@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { call, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { cliContext } from '@/server/cli/operator-context';
@@ -51,17 +51,16 @@ afterAll(() => receiver.close());
 
 let pathCount = 0;
 /** A fresh partner and a subscription on a path of its own, answered by `respond`. */
-async function subscribe(respond: Responder = () => ({ status: 200 }), extra: Record<string, unknown> = {}, who?: TestPartner) {
+async function subscribe(respond: Responder = () => ({ status: 200 }), extra: Partial<CreateSubscription> = {}, who?: TestPartner) {
   const partner = who ?? (await createTestPartner(svc));
   const path = `/hooks/${++pathCount}`;
   responders.set(path, respond);
-  const created = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}${path}`, ...extra });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const created = await newSubscription(partner, { url: `https://localhost:${receiver.port}${path}`, ...extra });
   return {
     partner,
     path,
-    id: created.body.id as string,
-    secret: created.body.secret as string,
+    id: created.id,
+    secret: created.secret,
     at: (p = path) => receiver.received.filter((r) => r.path === p),
   };
 }
