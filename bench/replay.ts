@@ -11,7 +11,7 @@ import { startService } from './sides';
 import { int, ms, ratio, table } from './table';
 
 // A partner's backfill beside its live traffic: a subscription made after BENCH_REPLAY_EVENTS events
-// were committed replays them all (`only: missing`) while live events keep coming. The README promises
+// were committed replays them all (`only: missing`) while live events keep coming. The replay guide promises
 // that live events keep arriving during a backfill (replayed deliveries leave a quarter of a
 // subscription's in-flight share to live ones and are fetched after them): the live latency during the replay
 // is measured against the same stream's latency before it, on the same process, in the same run.

@@ -1,23 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { signIn } from './console';
+import { recordViolations } from './policy';
 
 // The console cannot be framed by another site, runs only the scripts it was sent with (every page
 // is visited with the policy on and must raise no violation), and sign-in never leaves the site.
-
-async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  const fromConsole: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy/i.test(m.text())) fromConsole.push(m.text());
-  });
-  return async () => [...fromConsole, ...(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations))];
-}
 
 test('every console page is sent with frame-ancestors none and X-Frame-Options, and raises no policy violation', async ({
   page,

@@ -9,7 +9,7 @@ export function printBanner(service: RunningProcess, env: Env, startMs: number):
     '',
     `Partner Delivery Platform ready in ${(startMs / 1000).toFixed(1)} s at ${url}`,
     `  database: ${env.DATABASE_URL ? 'DATABASE_URL' : `embedded Postgres under ${env.DATA_DIR}/`}; workers: ${env.WORKERS}; console: ${env.CONSOLE}`,
-    `  API reference: ${url}/partner/openapi.json   health: ${url}/healthz   readiness: ${url}/readyz`,
+    `  API reference and guides: ${url}/docs   OpenAPI: ${url}/partner/openapi.json   health: ${url}/healthz   readiness: ${url}/readyz`,
   ];
   const demo = service.demo;
   if (demo) {

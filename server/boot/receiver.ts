@@ -13,7 +13,8 @@ import { ensureLocalCa } from './local-ca';
 
 const USAGE = `npm run receiver -- [--port 4000] [--api http://localhost:3000] [--client-id ci_… --api-key sk_…] [--ca-dir DIR]
 
-Without --client-id/--api-key it acts as the demo sandbox partner of DATA_DIR (default .data).
+Without --client-id/--api-key it acts as the demo sandbox partner of DATA_DIR (default .data). The port defaults
+to RECEIVER_PORT, else 4000 (0 picks a free one); the service's address to http://localhost:$PORT.
 The service must trust the receiver's CA and allow a loopback URL; the receiver prints the command.`;
 
 interface Options {
@@ -28,7 +29,8 @@ interface Options {
 function options(): Options {
   const { values } = parseArgs({
     options: {
-      port: { type: 'string', default: '4000' },
+      // RECEIVER_PORT: so the quick start's own command runs unchanged where 4000 is taken (its test).
+      port: { type: 'string', default: process.env.RECEIVER_PORT ?? '4000' },
       api: { type: 'string', default: `http://localhost:${process.env.PORT ?? 3000}` },
       'client-id': { type: 'string' },
       'api-key': { type: 'string' },
@@ -71,7 +73,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** The check a partner writes (README, "Receiving webhooks"): any v1 over `<t>.<raw body>`, t within 5 minutes. */
+/** The check a partner writes (docs/guides/webhooks.md): any v1 over `<t>.<raw body>`, t within 5 minutes. */
 function verify(secret: string, header: string, raw: Buffer): string {
   const parts = header.split(',').map((p) => p.trim().split('='));
   const t = Number(parts.find(([k]) => k === 't')?.[1]);

@@ -11,6 +11,7 @@ import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
 import { loadSecretBox } from '@/server/crypto/encryption-key';
 import { createGraphQLExecutor } from '@/server/graphql/executor';
+import { docsHandler } from '@/server/http/docs-site';
 import { createFrontDoor } from '@/server/http/front-door';
 import { openApiDocuments } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
@@ -22,6 +23,7 @@ import { seedDemo, type DemoCredentials } from './demo-seed';
 import { trackForDrain, type HttpDrain } from './http-drain';
 import { prepareNext } from './next-app';
 import { openDatabase } from './open-database';
+import { loadGuides, scalarRenderer } from './docs';
 import { loadOperatorRouteTable, loadRouteTable } from './route-table';
 import { createRuntime, type Runtime } from './runtime';
 
@@ -130,11 +132,13 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     graphql = await createGraphQLExecutor(rt);
     const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
     const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
+    const docs = docsHandler({ guides: loadGuides(), renderer: scalarRenderer(), openApiDocument: services.openApiDocument, log });
     server = createFrontDoor({
       routes,
       services,
       operator,
       next,
+      docs,
       readiness: () => databaseReachable(rt),
       readsFrom: rt.readReplica ? () => (rt.readReplica!.onReplica ? 'replica' : 'primary') : undefined,
       draining: () => httpDrain?.draining ?? false,

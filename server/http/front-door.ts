@@ -11,6 +11,7 @@ import type { HttpMethod } from './route-spec';
 import type { OperatorHandler } from './operator-route';
 import type { OperatorServices } from './operator-services';
 import { secureConsoleResponse } from './console-security';
+import { isDocsPath, type DocsHandler } from './docs-site';
 import { loggedPath } from './logged-path';
 import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
@@ -28,6 +29,8 @@ interface Options {
   operator?: { routes: RouteEntry<OperatorHandler>[]; services: OperatorServices };
   /** Serves everything that is not a partner route (the console); absent when CONSOLE=off. */
   next?: NextHandler;
+  /** /docs: the partner reference and guides (server/http/docs-site.ts), served with or without the console. */
+  docs?: DocsHandler;
   readiness: () => Promise<boolean>;
   /**
    * With a read replica: where list reads go now (`replica` or `primary`), shown on /readyz. Readiness
@@ -56,7 +59,7 @@ const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
-export function createFrontDoor({ routes, services, operator, next, readiness, readsFrom, draining, metrics }: Options): Server {
+export function createFrontDoor({ routes, services, operator, next, docs, readiness, readsFrom, draining, metrics }: Options): Server {
   const listenerFor = <
     H extends (request: Request, context: { params: Promise<Record<string, string>>; services: S }) => Promise<Response>,
     S,
@@ -87,6 +90,7 @@ export function createFrontDoor({ routes, services, operator, next, readiness, r
     return response;
   });
   const operatorListener = operator ? listenerFor(operator.routes, operator.services) : undefined;
+  const docsListener = docs ? getRequestListener(docs) : undefined;
 
   const server = createServer(async (req, res) => {
     stampClientAddress(req);
@@ -127,6 +131,10 @@ export function createFrontDoor({ routes, services, operator, next, readiness, r
     if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
     if (isPartnerPath(pathname)) return partnerListener(req, res);
     if (operatorListener && isOperatorApiPath(pathname)) return operatorListener(req, res);
+    if (docsListener && isDocsPath(pathname)) {
+      if (metrics) routePatterns.set(req, '/docs');
+      return docsListener(req, res);
+    }
     if (next) {
       secureConsoleResponse(req, res);
       return next(req, res);

@@ -11,8 +11,8 @@ export const FIRST_VERSION = '2026-11-01';
 /**
  * Every change since the first version, oldest first; within a version, in the order they apply going
  * up (rendering down runs them in reverse). Adding a version is adding its modules here (one per change,
- * under changes/, `<version>-<name>.ts`) and its entry in the README's changelog; test/unit/versions.test.ts
- * fails when a module is not listed, is listed out of order, or has no changelog entry or examples.
+ * under changes/, `<version>-<name>.ts`): the changelog /docs shows is made from them (changelog.ts), and
+ * test/unit/versions.test.ts fails when a module is not listed, is listed out of order, or lacks examples.
  */
 export const CHANGES: readonly VersionChange[] = [eventApiVersion, eventPreviousAttributes];
 

@@ -18,7 +18,7 @@ import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartn
 
 // DESIGN.md section 4: the order events of the state table plus webhook.test, and the status the
 // order (or, for webhook.test, the subscription) has in each; and the operational events of section 8
-// (README "Failure notices"). Written out independently of the catalog.
+// (docs/guides/failure-notices.md). Written out independently of the catalog.
 const CATALOG: Record<string, string> = {
   'order.created': 'created',
   'order.courier_assigned': 'courier_assigned',

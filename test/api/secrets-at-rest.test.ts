@@ -52,7 +52,7 @@ describe('webhook secrets at rest', () => {
     expect(everything).not.toMatch(/whsec_[A-Za-z0-9+/]{20}/);
 
     // The stored answers are sealed, not dropped: the same key answers as the first time (decided in
-    // the README: a client that lost the first answer must not be left with a secret it never saw).
+    // docs/guides/idempotency.md: a client that lost the first answer must not be left with a secret it never saw).
     const replay = await call('POST', '/partner/webhooks', withKey('create-1'), { url: 'https://localhost:9443/hooks' });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -157,7 +157,7 @@ describe('2 web + 2 worker processes on one database', () => {
     const { sent, elapsedMs } = await pacedOrders(partner, quotes, perTick, ticks, 50, [1500, () => (killed = workers[1]!.kill())]);
     await killed;
 
-    // The rate limit, across both web processes: within the README's tolerance of rate/10 per process.
+    // The rate limit, across both web processes: within the tolerance of rate/10 per process (docs/guides/rate-limits.md).
     const admitted = sent.filter((s) => s.status === 201);
     const limited = sent.filter((s) => s.status === 429);
     expect(sent.filter((s) => s.status !== 201 && s.status !== 429)).toEqual([]);

@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '@/db/embedded/free-port';
+import { newcomerEnv, processesUsing } from '../support/newcomer';
 import { waitFor } from '../support/poll';
 
 // The newcomer's path: `npm start` (what it runs: `tsx server/boot/web.ts`) with no DATABASE_URL, from an
@@ -32,23 +33,6 @@ interface Banner {
 
 const children = new Set<ChildProcess>();
 const dirs: string[] = [];
-
-// A newcomer's shell: none of the test runner's variables (NODE_ENV=test, VITEST...), no DATABASE_URL.
-function newcomerEnv(dataDir: string, port: number, extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'DATABASE_URL' || k === 'NODE_ENV' || k === 'CONSOLE' || k.startsWith('VITEST') || k.startsWith('TEST_'))
-      continue;
-    env[k] = v;
-  }
-  Object.assign(env, { DATA_DIR: dataDir, PORT: String(port) });
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  // (Next's types declare NODE_ENV required; a newcomer's shell has none.)
-  return env as NodeJS.ProcessEnv;
-}
 
 async function freshDataDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pdp-start-'));
@@ -140,21 +124,6 @@ function childPids(pid: number): number[] {
   } catch {
     return [];
   }
-}
-
-/** Pids of live processes whose command line names `dir` (the embedded Postgres runs `postgres -D <dir>/pg`). */
-function processesUsing(dir: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (cmd.split('\0').some((arg) => arg.startsWith(dir))) found.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return found;
 }
 
 function runBash(command: string): Promise<string> {

@@ -1,23 +1,23 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineChange, type JsonObject, type VersionChange } from '@/server/versions/change';
+import { changelogMarkdown } from '@/server/versions/changelog';
 import { CHANGES, FIRST_VERSION, LATEST_VERSION, VERSIONS } from '@/server/versions/registry';
 import { openApiDocumentFor, renderResponse, upgradeRequest, withSource } from '@/server/versions/render';
 
-// The rules a version change lives by (server/versions/change.ts): adding a version is adding its modules and
-// its changelog entry, and this file fails until both are there, and each module's shapes are stated and hold.
+// The rules a version change lives by (server/versions/change.ts): adding a version is adding its modules, and
+// this file fails until each module's shapes are stated and hold. The changelog /docs shows is made from them.
 
 const CHANGES_DIR = path.resolve('server/versions/changes');
-const README = readFileSync(path.resolve('README.md'), 'utf8');
+const CHANGELOG = changelogMarkdown(3);
 
-/** The README's changelog entry of a version: from its heading to the next heading. */
+/** The changelog's entry of a version: from its heading to the next. */
 function changelogEntry(version: string): string | undefined {
-  const changelog = README.slice(README.indexOf('#### Changelog'));
-  const start = changelog.indexOf(`##### ${version}`);
+  const start = CHANGELOG.search(new RegExp(`^### ${version}\\b`, 'm'));
   if (start < 0) return undefined;
-  const next = changelog.slice(start + 1).search(/\n#{2,5} /);
-  return changelog.slice(start, next < 0 ? undefined : start + 1 + next);
+  const next = CHANGELOG.slice(start + 1).search(/\n### /);
+  return CHANGELOG.slice(start, next < 0 ? undefined : start + 1 + next);
 }
 
 describe('the versions', () => {
@@ -37,12 +37,19 @@ describe('the versions', () => {
     expect(CHANGES.every((c) => c.version > FIRST_VERSION)).toBe(true);
   });
 
-  it.each(VERSIONS.map((v) => [v]))('%s has its entry in the README changelog, naming each of its changes', (version) => {
+  it.each(VERSIONS.map((v) => [v]))('%s has its entry in the changelog, with each of its changes and how to migrate', (version) => {
     const entry = changelogEntry(version);
-    expect(entry, `README.md: no "##### ${version}" under "#### Changelog"`).toBeDefined();
+    expect(entry, `changelog: no "### ${version}"`).toBeDefined();
     for (const change of CHANGES.filter((c) => c.version === version)) {
-      expect(entry, `README.md changelog ${version}: no mention of \`${change.name}\``).toContain(`\`${change.name}\``);
+      expect(entry).toContain(`\`${change.name}\`: **${change.title}** ${change.description}`);
+      expect(entry).toContain(`*Migrating*: ${change.migration}`);
+      for (const example of change.examples) expect(entry).toContain(JSON.stringify(example.after));
     }
+  });
+
+  it('lists the versions newest first, the latest marked', () => {
+    const headings = [...CHANGELOG.matchAll(/^### (\S+)( \(latest\))?$/gm)].map((m) => m[1] + (m[2] ?? ''));
+    expect(headings).toEqual([...VERSIONS].reverse().map((v) => (v === LATEST_VERSION ? `${v} (latest)` : v)));
   });
 });
 

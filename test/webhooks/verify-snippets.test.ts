@@ -10,7 +10,7 @@ import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { createTestPartner, startTestService, type TestService } from '../support/service';
 
-// The verification snippets (docs/webhook-verification/, the README's), run as partners would run them,
+// The verification snippets (docs/webhook-verification/, shown by docs/guides/webhooks.md), run as partners would run them,
 // and the TypeScript client's verifyWebhook, on real deliveries: each must accept what the service sends
 // and refuse anything altered. One subscription's two deliveries serve every verifier: the file's cost is
 // the service's start, two deliveries and the snippets' processes.
