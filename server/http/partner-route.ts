@@ -58,8 +58,21 @@ function answer(
   if (def.alternative && typeof result === 'object' && result !== null && ALTERNATIVE in result) {
     return jsonAnswer(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
   }
+  if (typeof result === 'object' && result !== null && Object.isFrozen(result)) {
+    // A frozen answer is a constant (the event catalog): rendered and written out once per version.
+    const texts = constantTexts.get(result) ?? constantTexts.set(result, new Map()).get(result)!;
+    let text = texts.get(version);
+    if (text === undefined) texts.set(version, (text = JSON.stringify(renderResponse(result, version))));
+    return {
+      status: def.response.status,
+      headers: { ...jsonAnswer(def.response.status, null).headers, ...headers },
+      body: def.response.status === 204 ? null : text,
+    };
+  }
   return jsonAnswer(def.response.status, renderResponse(result, version), headers);
 }
+
+const constantTexts = new WeakMap<object, Map<string, string>>();
 
 /**
  * The environment's pin, pinned now when this is its first request (server/pins/pin.ts). The pin rides on

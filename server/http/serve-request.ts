@@ -60,9 +60,20 @@ export async function serveWebRequest(
   return response;
 }
 
+// The access line's fields are all ours (ids, method, path with tokens redacted, status, time) and hold no
+// secret, so it skips the logger's redaction (server/logger.ts), which walks every line for its wildcard
+// paths: measured at 9-12 us of CPU per line with it, 5-6 us without (pino to /dev/null, 200,000 lines).
+const accessLogs = new WeakMap<Logger, Logger>();
+
+function accessLog(log: Logger): Logger {
+  let access = accessLogs.get(log);
+  if (!access) accessLogs.set(log, (access = log.child({}, { redact: { paths: [] } })));
+  return access;
+}
+
 /** The access log line: one per request, its path with one-time tokens redacted. */
 export function logLine(log: Logger, message: string, record: RequestRecord, method: string, url: string, status: number, started: number) {
-  log.info(
+  accessLog(log).info(
     {
       request_id: record.requestId,
       method,
