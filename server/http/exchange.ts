@@ -27,6 +27,8 @@ export interface Answer {
   headers: Record<string, string>;
   /** JSON text; null for a 204. */
   body: string | null;
+  /** The same text as bytes, when the answer is a constant kept encoded (written as is). */
+  bytes?: Buffer;
 }
 
 export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
@@ -47,9 +49,10 @@ export function writeAnswer(res: ServerResponse, answer: Answer): void {
     res.end();
     return;
   }
-  answer.headers['content-length'] = String(Buffer.byteLength(answer.body));
+  const body = answer.bytes ?? answer.body;
+  answer.headers['content-length'] = String(Buffer.byteLength(body));
   res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
+  res.end(body);
 }
 
 /** The request as node:http parsed it: headers read where Node keeps them, the body from the socket. */

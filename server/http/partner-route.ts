@@ -59,20 +59,23 @@ function answer(
     return jsonAnswer(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
   }
   if (typeof result === 'object' && result !== null && Object.isFrozen(result)) {
-    // A frozen answer is a constant (the event catalog): rendered and written out once per version.
+    // A frozen answer is a constant (the event catalog): rendered, written out and encoded once per version.
     const texts = constantTexts.get(result) ?? constantTexts.set(result, new Map()).get(result)!;
     let text = texts.get(version);
-    if (text === undefined) texts.set(version, (text = JSON.stringify(renderResponse(result, version))));
-    return {
-      status: def.response.status,
-      headers: { ...jsonAnswer(def.response.status, null).headers, ...headers },
-      body: def.response.status === 204 ? null : text,
-    };
+    if (text === undefined) {
+      const json = JSON.stringify(renderResponse(result, version));
+      texts.set(version, (text = { json, bytes: Buffer.from(json) }));
+    }
+    const status = def.response.status;
+    const answerHeaders = { ...jsonAnswer(status, null).headers, ...headers };
+    return status === 204
+      ? { status, headers: answerHeaders, body: null }
+      : { status, headers: answerHeaders, body: text.json, bytes: text.bytes };
   }
   return jsonAnswer(def.response.status, renderResponse(result, version), headers);
 }
 
-const constantTexts = new WeakMap<object, Map<string, string>>();
+const constantTexts = new WeakMap<object, Map<string, { json: string; bytes: Buffer }>>();
 
 /**
  * The environment's pin, pinned now when this is its first request (server/pins/pin.ts). The pin rides on
