@@ -8,7 +8,7 @@ import { benchClient, createBenchPartner, succeeded, type BenchPartner } from '.
 import { startChild, type ChildServer } from './processes';
 import { driveReceiverAlone, startReceiver } from './receiver';
 import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
-import { profileQuotes } from './quotes-profile';
+import { profileOverhead, profileQuotes } from './quotes-profile';
 import { startService, type Layout } from './sides';
 import { int } from './table';
 
@@ -120,6 +120,7 @@ export const overheadScenario: Scenario = {
   description:
     'Authenticated GET /partner/event-types (fixed bytes, no database) against a plain node:http server answering the same bytes.',
   async run(ctx): Promise<ScenarioOutcome> {
+    if (ctx.options.profile) return profileOverhead(ctx);
     const partner = await createBenchPartner(ctx.database.url, 'Bench partner (overhead)');
     const headers = headersOf(partner);
     // The baseline answers the very bytes the service does: read them from a lean process first.

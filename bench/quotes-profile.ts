@@ -9,7 +9,6 @@ import { REPO_ROOT, startChild, type ChildServer } from './processes';
 import type { BenchContext, ScenarioOutcome } from './scenario';
 import { int, ms } from './table';
 
-const PATH = '/partner/quotes';
 const BODY = JSON.stringify({ pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } });
 const POOL = '10'; // DB_POOL_MAX, the service's default; the baseline gets the same pool
 
@@ -21,6 +20,18 @@ interface Side {
   cwd?: string;
   isService: boolean;
   env: (databaseUrl: string, partner: BenchPartner) => Record<string, string>;
+}
+
+/** What one profiled load sends: one request, over and over on every connection. */
+export interface ProfiledRequest {
+  title: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** The answer a side must give before the load (status, and a check of its JSON). */
+  expect: { status: number; check(body: Record<string, unknown>): boolean };
+  /** More settings for the baseline (e.g. the bytes it answers). */
+  baselineEnv?: Record<string, string>;
 }
 
 const serviceEnv =
@@ -66,12 +77,12 @@ async function start(ctx: BenchContext, side: Side, partner: BenchPartner, nodeA
   return child;
 }
 
-function loadSpec(ctx: BenchContext, child: ChildServer, partner: BenchPartner, durationSeconds: number): LoadSpec {
+function loadSpec(ctx: BenchContext, child: ChildServer, partner: BenchPartner, what: ProfiledRequest, durationSeconds: number): LoadSpec {
   return {
-    url: child.url + PATH,
-    method: 'POST',
+    url: child.url + what.path,
+    method: what.method,
     headers: { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey },
-    body: BODY,
+    body: what.body,
     connections: ctx.options.connections,
     durationSeconds,
     rate: ctx.options.rate,
@@ -79,26 +90,81 @@ function loadSpec(ctx: BenchContext, child: ChildServer, partner: BenchPartner, 
 }
 
 /** One request, checked, before any load: a side that answers wrongly would make every figure meaningless. */
-async function smokeCheck(child: ChildServer, partner: BenchPartner): Promise<void> {
-  const response = await fetch(child.url + PATH, {
-    method: 'POST',
+async function smokeCheck(child: ChildServer, partner: BenchPartner, what: ProfiledRequest): Promise<Record<string, unknown>> {
+  const response = await fetch(child.url + what.path, {
+    method: what.method,
     headers: { 'content-type': 'application/json', 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey },
-    body: BODY,
+    body: what.body,
   });
   const text = await response.text();
-  let quote: { object?: string; distance_meters?: number; fee?: { amount?: number } } = {};
+  let body: Record<string, unknown> = {};
   try {
-    quote = JSON.parse(text) as typeof quote;
+    body = JSON.parse(text) as typeof body;
   } catch {
     // reported below
   }
-  if (response.status !== 201 || quote.object !== 'quote' || !quote.distance_meters || !quote.fee?.amount) {
-    throw new Error(`${child.name}: POST ${PATH} answered ${response.status} ${text.slice(0, 300)}; stderr:\n${child.stderr()}`);
+  if (response.status !== what.expect.status || !what.expect.check(body)) {
+    throw new Error(
+      `${child.name}: ${what.method} ${what.path} answered ${response.status} ${text.slice(0, 300)}; stderr:\n${child.stderr()}`,
+    );
   }
+  return body;
 }
 
-/** `npm run bench -- quotes --profile`: where the service's CPU goes per quote, beside the baseline's. */
+const QUOTE: ProfiledRequest = {
+  title: 'POST /partner/quotes',
+  method: 'POST',
+  path: '/partner/quotes',
+  body: BODY,
+  expect: {
+    status: 201,
+    check: (q) => q.object === 'quote' && !!q.distance_meters && !!(q.fee as { amount?: number } | undefined)?.amount,
+  },
+};
+
+/** `npm run bench -- quotes --profile`: where the service's CPU goes per quote and per order read, beside the baseline's. */
 export async function profileQuotes(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const partner = await createBenchPartner(ctx.database.url, 'Bench partner (npm run bench --profile)');
+  const quotes = await profileRequests(ctx, partner, QUOTE);
+  // One order to read, made through the API by a service process.
+  const maker = await start(ctx, SERVICE, partner);
+  const quote = await smokeCheck(maker, partner, QUOTE);
+  const order = await smokeCheck(maker, partner, {
+    title: 'POST /partner/orders',
+    method: 'POST',
+    path: '/partner/orders',
+    body: JSON.stringify({ quote_id: quote.id }),
+    expect: { status: 201, check: (b) => b.object === 'order' },
+  });
+  await maker.stop();
+  const reads = await profileRequests(ctx, partner, {
+    title: 'GET /partner/orders/{id}',
+    method: 'GET',
+    path: `/partner/orders/${String(order.id)}`,
+    expect: { status: 200, check: (b) => b.id === order.id },
+  });
+  return { failures: [...quotes.failures, ...reads.failures], notes: [...(quotes.notes ?? []), ...(reads.notes ?? [])] };
+}
+
+/** `npm run bench -- overhead --profile`: the partner layer's CPU per request, for the bytes the baseline answers as they are. */
+export async function profileOverhead(ctx: BenchContext): Promise<ScenarioOutcome> {
+  const partner = await createBenchPartner(ctx.database.url, 'Bench partner (overhead --profile)');
+  const probe = await start(ctx, SERVICE, partner);
+  const bytes = await (
+    await fetch(`${probe.url}/partner/event-types`, { headers: { 'x-client-id': partner.clientId, 'x-api-key': partner.apiKey } })
+  ).text();
+  await probe.stop();
+  return profileRequests(ctx, partner, {
+    title: 'GET /partner/event-types',
+    method: 'GET',
+    path: '/partner/event-types',
+    expect: { status: 200, check: (b) => Array.isArray(b.data) },
+    baselineEnv: { BENCH_EVENT_TYPES_BODY: bytes },
+  });
+}
+
+/** Each side alone under the profiler, with `what` as its load; a breakdown per side, and the main thread's time per request. */
+export async function profileRequests(ctx: BenchContext, partner: BenchPartner, what: ProfiledRequest): Promise<ScenarioOutcome> {
   const { options } = ctx;
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-profile-'));
   console.log(
@@ -106,24 +172,25 @@ export async function profileQuotes(ctx: BenchContext): Promise<ScenarioOutcome>
       `${options.connections} connections; the breakdown covers that measured window only. The profiler slows the process down: ` +
       `read the shares and the per-request microseconds, not the throughput. Profiles are kept in ${dir} (Chrome DevTools opens them).\n`,
   );
-  const partner = await createBenchPartner(ctx.database.url, 'Bench partner (npm run bench --profile)');
+  console.log(`--- ${what.title}\n`);
   const failures: string[] = [];
   const busy: string[] = [];
-  const sides = [SERVICE, BASELINE, ...(options.compareDir ? [candidate(options.compareDir)] : [])];
+  const baseline: Side = { ...BASELINE, env: (url, p) => ({ ...BASELINE.env(url, p), ...what.baselineEnv }) };
+  const sides = [SERVICE, baseline, ...(options.compareDir ? [candidate(options.compareDir)] : [])];
   for (const side of sides) {
     const sideDir = path.join(dir, side.key);
     mkdirSync(sideDir);
     // Not NODE_OPTIONS (node refuses --cpu-prof there): tsx hands these flags to the node process that runs the script.
     const child = await start(ctx, side, partner, ['--cpu-prof', `--cpu-prof-dir=${sideDir}`, '--cpu-prof-interval=250']);
-    await smokeCheck(child, partner);
-    if (options.warmupSeconds > 0) await runLoad(loadSpec(ctx, child, partner, options.warmupSeconds));
-    const result = await runLoad(loadSpec(ctx, child, partner, options.durationSeconds));
+    await smokeCheck(child, partner, what);
+    if (options.warmupSeconds > 0) await runLoad(loadSpec(ctx, child, partner, what, options.warmupSeconds));
+    const result = await runLoad(loadSpec(ctx, child, partner, what, options.durationSeconds));
     await child.stop();
     if (result.non2xx > 0 || result.errors > 0)
-      failures.push(`quotes --profile / ${side.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      failures.push(`${what.title} --profile / ${side.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const file = largestProfile(sideDir);
     if (!file) {
-      failures.push(`quotes --profile / ${side.label}: no .cpuprofile written in ${sideDir}`);
+      failures.push(`${what.title} --profile / ${side.label}: no .cpuprofile written in ${sideDir}`);
       continue;
     }
     const b = analyseProfile(
@@ -137,6 +204,6 @@ export async function profileQuotes(ctx: BenchContext): Promise<ScenarioOutcome>
     console.log('');
     busy.push(`${side.label} ${b.busyUsPerRequest.toFixed(0)} us`);
   }
-  console.log(`Main-thread time per request: ${busy.join(', ')}.`);
-  return { failures };
+  console.log(`Main-thread time per request: ${busy.join(', ')}.\n`);
+  return { failures, notes: [`${what.title}: main-thread time per request ${busy.join(', ')}`] };
 }

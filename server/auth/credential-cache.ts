@@ -63,6 +63,13 @@ export class CredentialCache {
     return query;
   }
 
+  /** Whether lookup(apiKey) would query (and so first run its `beforeQuery`): no live entry, and not a key known good. */
+  wouldQuery(apiKey: string): boolean {
+    const keyHash = hashApiKey(apiKey);
+    const hit = this.known.get(keyHash) ?? this.unknown.get(keyHash);
+    return !(hit && hit.expiresAt > Date.now()) && !hit?.value;
+  }
+
   /** Drops every cached entry: used after an operator changes credentials in this same process. */
   clear(): void {
     this.known.clear();

@@ -8,12 +8,19 @@
  */
 export class FailureThrottle {
   private readonly buckets = new Map<string, { tokens: number; at: number; unlogged: number; loggedAt: number }>();
+  // Until when some address may still be out of tokens: before it, no request needs to ask (`refusing`).
+  private emptyUntil = 0;
 
   constructor(
     private readonly perSecond: number,
     private readonly logWindowMs = 10_000,
     private readonly maxAddresses = 50_000,
   ) {}
+
+  /** False when no address can be out of tokens now: the usual case, answered without resolving an address. */
+  get refusing(): boolean {
+    return this.emptyUntil > Date.now();
+  }
 
   /** Seconds until `address` may fail again, or 0 when it may try now. */
   retryAfter(address: string, now = Date.now()): number {
@@ -30,6 +37,7 @@ export class FailureThrottle {
       this.buckets.set(address, bucket);
     }
     bucket.tokens = Math.max(0, bucket.tokens - 1);
+    if (bucket.tokens < 1) this.emptyUntil = Math.max(this.emptyUntil, now + ((1 - bucket.tokens) / this.perSecond) * 1000);
     if (now - bucket.loggedAt < this.logWindowMs) {
       bucket.unlogged++;
       return { log: false, suppressed: 0 };

@@ -5,7 +5,7 @@ import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import { LATEST_VERSION, VERSIONS } from '../versions/registry';
 import { parseVersion } from '../versions/requested';
-import { serveRequest } from './serve-request';
+import { serveWebRequest } from './serve-request';
 
 /** A partner guide: a Markdown file of docs/guides/ with its includes filled in (server/boot/guides.ts). */
 export interface Guide {
@@ -84,7 +84,7 @@ export function docsHandler({ guides, renderer, openApiDocument, log }: Options)
       }));
 
   return (request) =>
-    serveRequest(request, log, 'docs request', async (record) => {
+    serveWebRequest(request, log, 'docs request', async (record) => {
       // Pages and assets fetched by every visit: not worth a log line each.
       record.log = false;
       if (request.method !== 'GET' && request.method !== 'HEAD') {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, DatabaseUnavailableError, isDatabaseUnavailable, type ErrorKind } from '../errors';
 import type { Logger } from '../logger';
-import { jsonResponse } from './json';
+import { answerResponse, jsonAnswer, type Answer } from './exchange';
 
 /** The JSON envelope of every error answer, as the OpenAPI document describes it. */
 export const errorEnvelope = z
@@ -72,6 +72,11 @@ export interface ErrorBody {
 
 /** Maps anything thrown to a JSON error response. Unknown errors are logged with their cause and answered with a bare 500. */
 export function errorResponse(error: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}): Response {
+  return answerResponse(errorAnswer(error, requestId, log, headers));
+}
+
+/** errorResponse's answer, not yet a Response: what the route wrappers write to the socket themselves. */
+export function errorAnswer(error: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}): Answer {
   let appError: AppError | undefined = error instanceof AppError ? error : undefined;
   if (!appError && isDatabaseUnavailable(error)) {
     log.warn({ request_id: requestId, err: error }, 'database unavailable');
@@ -87,7 +92,7 @@ export function errorResponse(error: unknown, requestId: string, log: Logger, he
         request_id: requestId,
       },
     };
-    return jsonResponse(500, body, headers);
+    return jsonAnswer(500, body, headers);
   }
   const { param, errors, extra } = appError.details;
   const idempotencyError = appError.code.startsWith('idempotency_');
@@ -102,5 +107,5 @@ export function errorResponse(error: unknown, requestId: string, log: Logger, he
       request_id: requestId,
     },
   };
-  return jsonResponse(STATUS[appError.kind], body, { ...headers, ...appError.details.headers });
+  return jsonAnswer(STATUS[appError.kind], body, { ...headers, ...appError.details.headers });
 }

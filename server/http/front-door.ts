@@ -4,20 +4,19 @@ import { getRequestListener } from '@hono/node-server';
 import { newRequestId } from '../ids';
 import { CLIENT_ADDRESS_HEADER } from '../auth/client-address';
 import { AppError } from '../errors';
-import { errorResponse } from './error-response';
-import { jsonResponse } from './json';
+import { errorAnswer } from './error-response';
+import { answerResponse, jsonAnswer, nodeExchange, writeAnswer, type Answer } from './exchange';
 import type { Metrics } from '../observability';
 import type { HttpMethod } from './route-spec';
 import type { OperatorHandler } from './operator-route';
 import type { OperatorServices } from './operator-services';
 import { secureConsoleResponse } from './console-security';
 import { isDocsPath, type DocsHandler } from './docs-site';
-import { loggedPath } from './logged-path';
+import { loggedPath, targetPath } from './logged-path';
 import { isOperatorApiPath, isPartnerPath, type RouteEntry } from './routes';
 import type { PartnerServices } from './services';
 import { LATEST_VERSION } from '../versions/registry';
-
-const VERSION_HEADER = 'x-service-version';
+import { VERSION_HEADER } from './version-header';
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -55,8 +54,9 @@ const FIXED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * The one socket owner. It stamps the socket's address on every request (after stripping any
- * client-sent copy), answers health checks, dispatches partner routes straight to their
- * Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
+ * client-sent copy), answers health checks, serves partner routes itself on node:http's request and
+ * response (no Web Request/Response per request: route-spec.ts `serve`), dispatches the operator API
+ * to its Web-standard handlers (Next's per-request machinery costs ~50x a plain call), and hands
  * everything else to Next.
  */
 export function createFrontDoor({ routes, services, operator, next, docs, readiness, readsFrom, draining, metrics }: Options): Server {
@@ -66,7 +66,6 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
   >(
     table: RouteEntry<H>[],
     routeServices: S,
-    finish: (response: Response, incoming: IncomingMessage) => Response = (response) => response,
   ) =>
     getRequestListener(async (request, env) => {
       const pathname = new URL(request.url).pathname;
@@ -75,25 +74,51 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
         if (!params) continue;
         if (metrics) routePatterns.set(env.incoming as IncomingMessage, route.path);
         const handler = route.handlers[request.method as HttpMethod];
-        if (!handler) return finish(methodNotAllowed(route, services), env.incoming as IncomingMessage);
-        return finish(
-          await handler(request, { params: Promise.resolve(params), services: routeServices }),
-          env.incoming as IncomingMessage,
-        );
+        if (!handler) return answerResponse(methodNotAllowed(route, services));
+        return handler(request, { params: Promise.resolve(params), services: routeServices });
       }
-      return finish(notFound(request.url), env.incoming as IncomingMessage);
+      return answerResponse(notFound(request.url));
     });
-  // Every partner answer names the version it is rendered in; one no route rendered (404, 405) is the latest's.
-  const partnerListener = listenerFor(routes, services, (response, incoming) => {
-    if (!response.headers.has(VERSION_HEADER)) response.headers.set(VERSION_HEADER, LATEST_VERSION);
-    if (metrics) answeredVersions.set(incoming, response.headers.get(VERSION_HEADER)!);
-    return response;
-  });
+
+  // Partner routes, natively: the route's `serve` reads node:http's request and its answer is written once.
+  const servePartner = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let answer: Answer;
+    try {
+      answer = await partnerAnswer(req);
+    } catch (error) {
+      // The wrappers map every error themselves; this is for a fault in the front door's own code.
+      const requestId = newRequestId();
+      answer = errorAnswer(error, requestId, services.log, { 'x-request-id': requestId });
+    }
+    // Every partner answer names the version it is rendered in; one no route rendered (404, 405) is the latest's.
+    answer.headers[VERSION_HEADER] ??= LATEST_VERSION;
+    if (metrics) answeredVersions.set(req, answer.headers[VERSION_HEADER]);
+    if (!res.headersSent) writeAnswer(res, answer);
+  };
+  const partnerAnswer = async (req: IncomingMessage): Promise<Answer> => {
+    const target = req.url ?? '/';
+    // As @hono/node-server refused it before (URL would read it as a slash), but in JSON.
+    const backslash = target.indexOf('\\');
+    if (backslash >= 0 && (target.indexOf('?') < 0 || backslash < target.indexOf('?'))) {
+      return refusal(services, 400, 'invalid_request_target', 'The request path must not hold a backslash.');
+    }
+    const pathname = targetPath(target);
+    for (const route of routes) {
+      const params = route.match(pathname);
+      if (!params) continue;
+      if (metrics) routePatterns.set(req, route.path);
+      const handler = route.handlers[req.method as HttpMethod];
+      if (!handler) return methodNotAllowed(route, services);
+      return handler.serve(nodeExchange(req), params, services);
+    }
+    return notFound(req.url ?? '/');
+  };
   const operatorListener = operator ? listenerFor(operator.routes, operator.services) : undefined;
   const docsListener = docs ? getRequestListener(docs) : undefined;
 
   const server = createServer(async (req, res) => {
-    stampClientAddress(req);
+    // Read from the socket: any client-sent copy is overwritten (the Web paths also rewrite rawHeaders, below).
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
     const url = req.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
     if (metrics) {
@@ -127,19 +152,24 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
       res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
       return void res.end(text);
     }
-    // Every handler builds a URL from Host: one that cannot be a host is refused here, in JSON.
-    if (!validHost(req.headers.host)) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
-    if (isPartnerPath(pathname)) return partnerListener(req, res);
-    if (operatorListener && isOperatorApiPath(pathname)) return operatorListener(req, res);
-    if (docsListener && isDocsPath(pathname)) {
+    // Handlers may build a URL from Host: one that cannot be a host is refused here, in JSON.
+    const host = canonicalHost(req.headers.host);
+    if (host === undefined) return refuse(res, services, 400, 'invalid_host', 'The Host header is not a valid host name.');
+    if (isPartnerPath(pathname)) return servePartner(req, res);
+    const operatorPath = operatorListener && isOperatorApiPath(pathname);
+    const docsPath = docsListener && isDocsPath(pathname);
+    if (!operatorPath && !docsPath && !next) return servePartner(req, res);
+    // The Web paths build their Request from rawHeaders, and @hono/node-server refuses (400, text/plain, no
+    // body) a Host that URL would spell differently ([::ffff:127.0.0.1], an upper-case or IDN name): they get it
+    // as URL spells it.
+    stampClientAddress(req, host);
+    if (operatorPath) return operatorListener(req, res);
+    if (docsPath) {
       if (metrics) routePatterns.set(req, '/docs');
       return docsListener(req, res);
     }
-    if (next) {
-      secureConsoleResponse(req, res);
-      return next(req, res);
-    }
-    return partnerListener(req, res);
+    secureConsoleResponse(req, res);
+    return next!(req, res);
   });
   // Node's parser refuses some requests before any handler runs (a header block over 16 KiB, a
   // malformed request line or header, conflicting Content-Length): answered with the same envelope.
@@ -160,14 +190,21 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
   return server;
 }
 
-function validHost(host: string | undefined): boolean {
-  if (!host || /[\s/\\@?#]/.test(host)) return false;
+// Clients send the same Host over and over: the last one read is kept, so most requests parse none.
+let lastHost: { sent: string; canonical: string | undefined } = { sent: '', canonical: undefined };
+
+/** The Host as URL spells it (IPv6 literals included), or undefined when it cannot be a host. */
+function canonicalHost(host: string | undefined): string | undefined {
+  if (!host) return undefined;
+  if (host === lastHost.sent) return lastHost.canonical;
+  let canonical: string | undefined;
   try {
-    new URL(`http://${host}`);
-    return true;
+    canonical = /[\s/\\@?#]/.test(host) ? undefined : new URL(`http://${host}`).host;
   } catch {
-    return false;
+    canonical = undefined;
   }
+  lastHost = { sent: host, canonical };
+  return canonical;
 }
 
 function errorBody(code: string, message: string, requestId: string) {
@@ -180,35 +217,44 @@ function refuse(res: ServerResponse, services: PartnerServices, status: number, 
   sendJson(res, status, errorBody(code, message, requestId), requestId);
 }
 
+function refusal(services: PartnerServices, status: number, code: string, message: string): Answer {
+  const requestId = newRequestId();
+  services.log.info({ request_id: requestId, code }, 'refused before routing');
+  return jsonAnswer(status, errorBody(code, message, requestId), { 'x-request-id': requestId });
+}
+
 /**
  * Handlers learn the client address only from this header, so a client-sent copy is dropped and the
- * socket's address written in its place: in `headers` (what Next reads) and in `rawHeaders` (what
- * the Web Request given to partner handlers is built from).
+ * socket's address written in its place: in `headers` (what Next and the partner routes read) and in
+ * `rawHeaders` (what the Web Request given to operator handlers is built from), with Host as URL spells it.
  */
-function stampClientAddress(req: IncomingMessage): void {
+function stampClientAddress(req: IncomingMessage, host: string): void {
   const address = req.socket.remoteAddress ?? '';
   const raw: string[] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]!.toLowerCase() !== CLIENT_ADDRESS_HEADER) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (name === 'host') raw.push(req.rawHeaders[i]!, host);
+    else if (name !== CLIENT_ADDRESS_HEADER) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   }
   raw.push(CLIENT_ADDRESS_HEADER, address);
   req.rawHeaders.length = 0;
   req.rawHeaders.push(...raw);
   req.headers[CLIENT_ADDRESS_HEADER] = address;
+  req.headers.host = host;
 }
 
-function methodNotAllowed(route: RouteEntry<unknown>, services: PartnerServices): Response {
+function methodNotAllowed(route: RouteEntry<unknown>, services: PartnerServices): Answer {
   const requestId = newRequestId();
   const allow = Object.keys(route.handlers).join(', ');
-  return errorResponse(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, services.log, {
+  return errorAnswer(new AppError('method_not_allowed', 'method_not_allowed', `This path accepts ${allow}.`), requestId, services.log, {
     allow,
     'x-request-id': requestId,
   });
 }
 
-function notFound(url: string): Response {
+function notFound(url: string): Answer {
   const requestId = newRequestId();
-  return jsonResponse(
+  return jsonAnswer(
     404,
     {
       error: {

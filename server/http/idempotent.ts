@@ -1,6 +1,7 @@
 import { withTransaction, type TenantCtx } from '../context';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, type StoredResponse } from '../idempotency/store';
-import { errorResponse } from './error-response';
+import { errorAnswer } from './error-response';
+import type { Answer } from './exchange';
 import type { PartnerServices } from './services';
 
 interface Options {
@@ -9,7 +10,7 @@ interface Options {
   key: string;
   fingerprint: string;
   /** Runs the request's verb on `ctx` (inside the key's transaction) and answers. */
-  execute(ctx: TenantCtx): Promise<Response>;
+  execute(ctx: TenantCtx): Promise<Answer>;
 }
 
 /**
@@ -18,45 +19,43 @@ interface Options {
  * can only replay it. A refused request (4xx) changed nothing; its answer is stored after. A failure
  * (5xx) stores nothing, so the client may retry with the same key.
  */
-export async function runIdempotently({ services, ctx, key, fingerprint, execute }: Options): Promise<Response> {
+export async function runIdempotently({ services, ctx, key, fingerprint, execute }: Options): Promise<Answer> {
   const scope = { partnerId: ctx.actor.partnerId, environment: ctx.actor.environment, key };
   const claim = await claimIdempotencyKey(services.db, scope, fingerprint, services.env.IDEMPOTENCY_TTL_HOURS, services.secretBox);
   if (claim.kind === 'replay') {
-    return new Response(claim.response.body, {
+    return {
       status: claim.response.status,
       headers: { ...claim.response.headers, 'idempotent-replayed': 'true' },
-    });
+      body: claim.response.body,
+    };
   }
   try {
     return await withTransaction(ctx, async (tx) => {
-      const { response, stored } = await settle(await execute(tx));
-      await completeIdempotencyKey(tx.db, scope, stored, services.secretBox);
-      return response;
+      const answer = await execute(tx);
+      await completeIdempotencyKey(tx.db, scope, stored(answer), services.secretBox);
+      return answer;
     });
   } catch (error) {
-    const failed = errorResponse(error, ctx.requestId, services.log);
+    const failed = errorAnswer(error, ctx.requestId, services.log);
     if (failed.status >= 500) {
       // Deletes the key only while it is in progress: had the change committed, so had its answer.
       await releaseIdempotencyKey(services.db, scope).catch(() => {});
       return failed;
     }
-    const { response, stored } = await settle(failed);
-    await completeIdempotencyKey(services.db, scope, stored, services.secretBox);
-    return response;
+    await completeIdempotencyKey(services.db, scope, stored(failed), services.secretBox);
+    return failed;
   }
 }
 
-/** The answer as stored, and a fresh Response with the same text (a body can be read once). */
-async function settle(response: Response): Promise<{ response: Response; stored: StoredResponse }> {
-  const text = await response.text();
-  // The version that rendered the answer is part of it: a replay is that answer again, in that version.
-  const version = response.headers.get('x-service-version');
-  const headers = {
-    'content-type': response.headers.get('content-type') ?? 'application/json',
-    ...(version ? { 'x-service-version': version } : {}),
-  };
+/** The answer as stored: its status, text, type and the version that rendered it (a replay is that answer again, in that version). */
+function stored(answer: Answer): StoredResponse {
+  const version = answer.headers['x-service-version'];
   return {
-    response: new Response(text, { status: response.status, headers: response.headers }),
-    stored: { status: response.status, body: text, headers },
+    status: answer.status,
+    body: answer.body ?? '',
+    headers: {
+      'content-type': answer.headers['content-type'] ?? 'application/json',
+      ...(version ? { 'x-service-version': version } : {}),
+    },
   };
 }

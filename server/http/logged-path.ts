@@ -7,14 +7,30 @@
  * The rule is by shape, not by route, so that a token route added later is covered without a list to
  * keep: our tokens are 256 random bits in base64url (43 characters, server/sessions/token.ts), and
  * nothing else the platform puts in a path is that long (ids are ULIDs of 26, client ids 29).
+ *
+ * `url` is absolute, or a request target (/partner/quotes?x=1). A target of plain segments is its own
+ * pathname; anything else (dot segments, escapes, backslashes) is normalised by URL as before.
  */
 export function loggedPath(url: string): string {
-  const { pathname } = new URL(url, 'http://localhost');
-  return pathname
+  return targetPath(url)
     .split('/')
     .map((segment) => (segment.length >= TOKEN_LIKE_LENGTH ? '[redacted]' : segment))
     .join('/');
 }
 
+/** The pathname URL gives a request target (or an absolute URL): plain targets as they are, without parsing. */
+export function targetPath(url: string): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (PLAIN_PATH.test(path)) return path;
+  try {
+    return new URL(url.startsWith('/') ? `http://localhost${url}` : url).pathname;
+  } catch {
+    return path;
+  }
+}
+
 /** Shorter than any token we issue (43), longer than any id we print (29). */
 const TOKEN_LIKE_LENGTH = 32;
+// Segments URL would leave as they are: no dot segment, no escape, no backslash, nothing outside the unreserved set.
+const PLAIN_PATH = /^(?=\/)(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~-]+)*\/?$/;

@@ -3,7 +3,7 @@ import { AppError } from '../errors';
 import { authenticateSession, type OperatorSession } from '../sessions/authenticate';
 import { clientAddressOf } from './authenticate';
 import type { OperatorServices } from './operator-services';
-import { serveRequest } from './serve-request';
+import { serveWebRequest } from './serve-request';
 import type { RouteContext, WebHandler } from './route-spec';
 import { sessionTokenFrom } from './session-cookie';
 
@@ -43,7 +43,7 @@ export function operatorRoute(def: Definition): OperatorHandler {
     const services = context.services;
     if (!services) throw new Error('operator routes are served by the front door (server/http/front-door.ts), not through Next');
     const address = clientAddressOf(request, services.trustedProxies);
-    return serveRequest(request, services.log, 'operator request', async (record) => {
+    return serveWebRequest(request, services.log, 'operator request', async (record) => {
       const { requestId } = record;
       const params = await context.params;
       if (def.session === 'none') {

@@ -6,17 +6,17 @@ import type { RateDecision } from '../rate-limit/limiter';
 import { recordFailedRequest } from '../request-failures/record';
 import { isStorableText, parseOrThrow, storableQuery } from '../validation';
 import { pinEnvironment } from '../pins/pin';
-import { isKnownVersion, LATEST_VERSION } from '../versions/registry';
 import { renderResponse, upgradeRequest } from '../versions/render';
 import { parseVersion } from '../versions/requested';
 import type { VerifiedCredential } from '../auth/credential-cache';
-import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist } from './authenticate';
+import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist, refuseThrottled } from './authenticate';
 import { readJsonBody } from './body';
+import { jsonAnswer, type Answer, type Exchange } from './exchange';
 import { runIdempotently } from './idempotent';
-import { jsonResponse } from './json';
-import { loggedPath } from './logged-path';
+import { loggedPath, targetPath } from './logged-path';
 import { serveRequest } from './serve-request';
-import { BODY_METHODS, servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
+import { fallbackVersionOf, VERSION_HEADER } from './version-header';
+import { BODY_METHODS, specifiedHandler, type RouteSpec, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
 
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
@@ -32,6 +32,7 @@ interface Definition<B, Q, P, R extends z.ZodType> extends Omit<RouteSpec, 'auth
     body: Infer<B>;
     query: Infer<Q>;
     params: Infer<P>;
+    /** The request as a Web Request, made when a handler reads it (the front door serves routes without one). */
     request: Request;
     version: string;
   }): Promise<z.input<R> | Alternative>;
@@ -52,15 +53,29 @@ function answer(
   def: { response: RouteSpec['response']; alternative?: RouteSpec['alternative'] },
   result: unknown,
   version: string,
-): Response {
+): Answer {
   const headers = { [VERSION_HEADER]: version };
   if (def.alternative && typeof result === 'object' && result !== null && ALTERNATIVE in result) {
-    return jsonResponse(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
+    return jsonAnswer(def.alternative.status, renderResponse((result as Alternative)[ALTERNATIVE], version), headers);
   }
-  return jsonResponse(def.response.status, renderResponse(result, version), headers);
+  if (typeof result === 'object' && result !== null && Object.isFrozen(result)) {
+    // A frozen answer is a constant (the event catalog): rendered, written out and encoded once per version.
+    const texts = constantTexts.get(result) ?? constantTexts.set(result, new Map()).get(result)!;
+    let text = texts.get(version);
+    if (text === undefined) {
+      const json = JSON.stringify(renderResponse(result, version));
+      texts.set(version, (text = { json, bytes: Buffer.from(json) }));
+    }
+    const status = def.response.status;
+    const answerHeaders = { ...jsonAnswer(status, null).headers, ...headers };
+    return status === 204
+      ? { status, headers: answerHeaders, body: null }
+      : { status, headers: answerHeaders, body: text.json, bytes: text.bytes };
+  }
+  return jsonAnswer(def.response.status, renderResponse(result, version), headers);
 }
 
-const VERSION_HEADER = 'x-service-version';
+const constantTexts = new WeakMap<object, Map<string, { json: string; bytes: Buffer }>>();
 
 /**
  * The environment's pin, pinned now when this is its first request (server/pins/pin.ts). The pin rides on
@@ -70,16 +85,14 @@ async function pinOf(credential: VerifiedCredential, ctx: TenantCtx): Promise<st
   return credential.apiVersion ?? (credential.apiVersion = await pinEnvironment({ ctx }));
 }
 
-/** What renders an answer that came before the request's version was known (a 401, 403 or 429): the header's, when it names one, else the latest. */
-function fallbackVersion(request: Request): string {
-  const header = request.headers.get(VERSION_HEADER)?.trim();
-  return header && isKnownVersion(header) ? header : LATEST_VERSION;
-}
-
 /**
  * The one wrapper every partner route goes through. In order: request id, authentication (401),
  * IP allowlist (403), rate limit (429), body (413/415/400), validation (400), idempotency, the
  * domain verb, and error mapping. Route files stay a few lines long.
+ *
+ * Written once against an Exchange (exchange.ts), it serves both ways: the front door calls `serve` with
+ * node:http's request and writes the answer itself; the export (a Next-style `(Request, context) =>
+ * Response`) wraps the same `serve` in Web objects for anything that still calls a route that way.
  */
 export function partnerRoute<
   B extends z.ZodType | undefined,
@@ -90,8 +103,10 @@ export function partnerRoute<
   const { handler, ...spec } = def;
   const routeSpec: RouteSpec = { ...spec, auth: true } as RouteSpec;
 
-  const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const services = servicesOf(context);
+  const serve = async (exchange: Exchange, rawParams: Record<string, string | string[] | undefined>, services: PartnerServices) => {
+    // A flood of wrong keys from an address already over its failure budget: refused before anything else is built.
+    const refused = refuseThrottled(exchange, services);
+    if (refused) return refused;
     const headers: Record<string, string> = {};
     let tenant: { partnerId: string; environment: 'sandbox' | 'production' } | undefined;
     let version: string | undefined;
@@ -100,26 +115,26 @@ export function partnerRoute<
     let admitted: Ctx<PartnerActor> | undefined;
     // Resolved only when needed: a known key never asks for it.
     let address: string | undefined;
-    const addressOf = () => (address ??= clientAddressOf(request, services.trustedProxies));
-    const response = await serveRequest(
-      request,
+    const addressOf = () => (address ??= clientAddressOf(exchange, services.trustedProxies));
+    const answered = await serveRequest(
+      exchange,
       services.log,
       'partner request',
       (record) =>
         withDeadline(services, async (outsideDeadline) => {
-          const credential = await authenticate(request, services, addressOf).catch((error: unknown) => {
+          const credential = await authenticate(exchange, services, addressOf).catch((error: unknown) => {
             authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
             throw error;
           });
           record.fields.client_id = credential.clientId;
           tenant = credential;
-          enforceAllowlist(request, credential, services.trustedProxies);
+          enforceAllowlist(exchange, credential, services.trustedProxies);
           const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
           Object.assign(headers, rateLimitHeaders(decision));
           if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 
           // A request that writes reads the primary throughout: its answer shows what it did (Deps.read).
-          const readOnly = request.method === 'GET' || request.method === 'HEAD';
+          const readOnly = exchange.method === 'GET' || exchange.method === 'HEAD';
           const partnerCtx: Ctx<PartnerActor> = contextFor(
             services,
             {
@@ -135,39 +150,54 @@ export function partnerRoute<
           admitted = ctx;
           // The request's X-Service-Version, else the pin; an unknown or malformed header is a 400 rendered in the pin.
           version = await pinOf(credential, ctx);
-          const requested = request.headers.get(VERSION_HEADER);
+          const requested = exchange.header(VERSION_HEADER);
           if (requested !== null) version = parseVersion(requested.trim(), 'X-Service-Version');
-          const hasBody = BODY_METHODS.has(request.method);
-          const body = hasBody ? await outsideDeadline(() => readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
-          const url = new URL(request.url);
+          const hasBody = BODY_METHODS.has(exchange.method);
+          const body = hasBody ? await outsideDeadline(() => readJsonBody(exchange, services.env.REQUEST_BODY_TIMEOUT_MS)) : undefined;
+          const query = exchange.target.indexOf('?');
           // Every 400 is decided here, before an Idempotency-Key is claimed: a request that never
           // started executing stores nothing, so the client can correct it and retry with the same key.
           const args = {
             ctx,
-            request,
             // An absent body reads as {}; a JSON `null` is a body, and not an object.
             // Sent in the request's version, validated in the latest: the body goes up through the changes since.
             body: (def.body
               ? parseOrThrow(def.body, upgradeRequest(spec.operationId, body === undefined ? {} : body.value, version))
               : undefined) as Infer<B>,
-            query: (def.query ? parseOrThrow(def.query, storableQuery(url.searchParams)) : undefined) as Infer<Q>,
-            params: (def.params ? parsePathParams(def.params, await context.params) : undefined) as Infer<P>,
+            query: (def.query
+              ? parseOrThrow(def.query, storableQuery(new URLSearchParams(query < 0 ? '' : exchange.target.slice(query + 1))))
+              : undefined) as Infer<Q>,
+            params: (def.params ? parsePathParams(def.params, rawParams) : undefined) as Infer<P>,
             version,
           };
-          const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null;
+          const idempotencyKey = exchange.method === 'POST' ? exchange.header('idempotency-key') : null;
           if (idempotencyKey !== null) validateIdempotencyKey(idempotencyKey);
-          const run = async (on: TenantCtx): Promise<Response> => answer(def, await handler({ ...args, ctx: on }), args.version);
+          const run = async (on: TenantCtx): Promise<Answer> =>
+            answer(
+              def,
+              await handler({
+                ctx: on,
+                body: args.body,
+                query: args.query,
+                params: args.params,
+                version: args.version,
+                get request() {
+                  return exchange.request();
+                },
+              }),
+              args.version,
+            );
           if (idempotencyKey === null) return run(ctx);
-          const fingerprint = requestFingerprint(request.method, url.pathname, body?.raw ?? '');
+          const fingerprint = requestFingerprint(exchange.method, targetPath(exchange.target), body?.raw ?? '');
           return runIdempotently({ services, ctx, key: idempotencyKey, fingerprint, execute: run });
         }),
-      (response, record) => {
-        for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+      (answer, record) => {
+        Object.assign(answer.headers, headers);
         // Errors too: every answer names the version that rendered it (an idempotent replay, the one it was first rendered in).
-        if (!response.headers.has(VERSION_HEADER)) response.headers.set(VERSION_HEADER, version ?? fallbackVersion(request));
+        answer.headers[VERSION_HEADER] ??= version ?? fallbackVersionOf(exchange);
         // A map bump: the go-live checklist's counts reach the database in batches (server/onboarding/request-counts.ts).
         if (tenant) {
-          services.requestCounts.count(tenant.partnerId, tenant.environment, response.status, response.headers.has('idempotent-replayed'));
+          services.requestCounts.count(tenant.partnerId, tenant.environment, answer.status, 'idempotent-replayed' in answer.headers);
         }
         // Failed authentications are counted per address, and logged once per address and window with
         // the count of those left out: a flood of wrong keys is not a flood of log lines.
@@ -178,9 +208,9 @@ export function partnerRoute<
         }
       },
     );
-    return admitted && keptFailure(response) ? keepFailure(admitted, request, response) : response;
+    return admitted && keptFailure(answered) ? keepFailure(admitted, exchange, answered) : answered;
   };
-  return Object.assign(handle, { spec: routeSpec });
+  return specifiedHandler(routeSpec, serve);
 }
 
 /** The longest a failed answer waits for its record (keepFailure). */
@@ -191,31 +221,25 @@ const RECORD_WAIT_MS = 250;
  * request that was admitted. Not a 429 (refused before it was admitted), not a 503 (the database those rows
  * go to is what failed, or was too slow), not an idempotent replay (its first answer was kept).
  */
-function keptFailure(response: Response): boolean {
-  const { status } = response;
-  return status >= 400 && status !== 503 && !response.headers.has('idempotent-replayed');
+function keptFailure(answer: Answer): boolean {
+  const { status } = answer;
+  return status >= 400 && status !== 503 && !('idempotent-replayed' in answer.headers);
 }
 
-/**
- * Keeps the failure, and answers a fresh Response with the same status, headers and text: a body can be
- * read once, and reading it (or a clone) rebuilds @hono/node-server's Response from its constructor's
- * headers, losing those set since (X-Request-Id, the rate-limit headers).
- */
-async function keepFailure(ctx: Ctx<PartnerActor>, request: Request, response: Response): Promise<Response> {
-  const { status } = response;
-  const headers = new Headers(response.headers);
-  const text = await response.text();
+/** Keeps the failure, then answers it. */
+async function keepFailure(ctx: Ctx<PartnerActor>, exchange: Exchange, answer: Answer): Promise<Answer> {
+  const { status } = answer;
   let error: { code?: unknown; message?: unknown } | undefined;
   try {
-    error = (JSON.parse(text) as { error?: typeof error }).error;
+    error = (JSON.parse(answer.body ?? '') as { error?: typeof error }).error;
   } catch {
     error = undefined;
   }
   const recorded = recordFailedRequest({
     ctx,
     input: {
-      method: request.method,
-      path: loggedPath(request.url),
+      method: exchange.method,
+      path: loggedPath(exchange.target),
       status,
       code: typeof error?.code === 'string' ? error.code : 'unknown',
       message: typeof error?.message === 'string' ? error.message : '',
@@ -225,7 +249,7 @@ async function keepFailure(ctx: Ctx<PartnerActor>, request: Request, response: R
   // the credential cache, a 400 that needed no query) delays the answer by this much at most, and the record
   // lands late or not at all.
   await Promise.race([recorded, new Promise((resolve) => setTimeout(resolve, RECORD_WAIT_MS).unref())]);
-  return new Response(text, { status, headers });
+  return answer;
 }
 
 /**

@@ -5,9 +5,9 @@ import { LATEST_VERSION } from '../versions/registry';
 import { parseVersion, versionField } from '../versions/requested';
 import { clientAddressOf } from './authenticate';
 import { readJsonBody } from './body';
-import { jsonResponse } from './json';
+import { jsonAnswer } from './exchange';
 import { serveRequest } from './serve-request';
-import { servicesOf, type RouteContext, type RouteSpec, type SpecifiedHandler } from './route-spec';
+import { specifiedHandler, type RouteSpec, type ServeExchange, type SpecifiedHandler } from './route-spec';
 import type { PartnerServices } from './services';
 
 interface Definition<R> extends Pick<RouteSpec, 'operationId' | 'summary' | 'description' | 'tag'> {
@@ -26,17 +26,17 @@ const jsonObject = z.record(z.string(), z.unknown());
 /** A partner-facing route that needs no credentials (the OpenAPI document). */
 export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
   const { handler, response, ...spec } = def;
-  const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const services = servicesOf(context);
+  const serve: ServeExchange = async (exchange, _params, services) => {
     let version = LATEST_VERSION;
-    const answered = await serveRequest(request, services.log, 'public request', async (record) => {
+    const answered = await serveRequest(exchange, services.log, 'public request', async (record) => {
       // A document fetched by every generator and browser: not worth a log line each.
       record.log = false;
-      const asked = new URL(request.url).searchParams.get('version');
+      const query = exchange.target.indexOf('?');
+      const asked = query < 0 ? null : new URLSearchParams(exchange.target.slice(query + 1)).get('version');
       if (asked !== null) version = parseVersion(asked, 'version');
-      return jsonResponse(200, await handler({ services, version }), { 'cache-control': 'public, max-age=300' });
+      return jsonAnswer(200, await handler({ services, version }), { 'cache-control': 'public, max-age=300' });
     });
-    answered.headers.set('x-service-version', version);
+    answered.headers['x-service-version'] = version;
     return answered;
   };
   const routeSpec: RouteSpec = {
@@ -45,7 +45,7 @@ export function publicRoute<R>(def: Definition<R>): SpecifiedHandler {
     auth: false,
     response: { status: 200, schema: response?.schema ?? jsonObject, description: response?.description ?? 'OK' },
   };
-  return Object.assign(handle, { spec: routeSpec });
+  return specifiedHandler(routeSpec, serve);
 }
 
 interface PostDefinition<B extends z.ZodType, R extends z.ZodType> extends Omit<
@@ -65,15 +65,13 @@ interface PostDefinition<B extends z.ZodType, R extends z.ZodType> extends Omit<
  */
 export function publicPostRoute<B extends z.ZodType, R extends z.ZodType>(def: PostDefinition<B, R>): SpecifiedHandler {
   const { handler, ...spec } = def;
-  const handle = async (request: Request, context: RouteContext): Promise<Response> => {
-    const services = servicesOf(context);
-    return serveRequest(request, services.log, 'public request', async (record) => {
-      const read = await readJsonBody(request, services.env.REQUEST_BODY_TIMEOUT_MS);
+  const serve: ServeExchange = (exchange, _params, services) =>
+    serveRequest(exchange, services.log, 'public request', async (record) => {
+      const read = await readJsonBody(exchange, services.env.REQUEST_BODY_TIMEOUT_MS);
       const body = parseOrThrow(def.body, read === undefined ? {} : read.value);
       const ctx = contextFor(services, { kind: 'system', name: 'public' } as SystemActor, record.requestId);
-      const address = clientAddressOf(request, services.trustedProxies);
-      return jsonResponse(def.response.status, await handler({ ctx, body, address }));
+      const address = clientAddressOf(exchange, services.trustedProxies);
+      return jsonAnswer(def.response.status, await handler({ ctx, body, address }));
     });
-  };
-  return Object.assign(handle, { spec: { ...spec, auth: false } as RouteSpec });
+  return specifiedHandler({ ...spec, auth: false } as RouteSpec, serve);
 }

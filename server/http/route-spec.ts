@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { answerResponse, webExchange, type Answer, type Exchange } from './exchange';
 import type { PartnerServices } from './services';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -30,10 +31,23 @@ export interface RouteSpec {
  */
 export type RouteContext<S = PartnerServices> = { params: Promise<Record<string, string | string[] | undefined>>; services?: S };
 export type WebHandler<S = PartnerServices> = (request: Request, context: RouteContext<S>) => Promise<Response>;
-export type SpecifiedHandler = WebHandler & { spec: RouteSpec };
+/** A route served from any Exchange: what the front door calls with node:http's request (exchange.ts). */
+export type ServeExchange = (
+  exchange: Exchange,
+  params: Record<string, string | string[] | undefined>,
+  services: PartnerServices,
+) => Promise<Answer>;
+export type SpecifiedHandler = WebHandler & { spec: RouteSpec; serve: ServeExchange };
+
+/** A partner-facing route: `serve` for the front door's native path, and the Web-standard export around it. */
+export function specifiedHandler(spec: RouteSpec, serve: ServeExchange): SpecifiedHandler {
+  const web: WebHandler = async (request, context) =>
+    answerResponse(await serve(webExchange(request), await context.params, servicesOf(context)));
+  return Object.assign(web, { spec, serve });
+}
 
 export function isSpecifiedHandler(value: unknown): value is SpecifiedHandler {
-  return typeof value === 'function' && 'spec' in value;
+  return typeof value === 'function' && 'spec' in value && 'serve' in value;
 }
 
 /** The services the front door passed, or an error naming the mistake (a partner route reached through Next). */
