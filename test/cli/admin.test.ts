@@ -4,13 +4,17 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '@/server/operators/password';
 import { call, type Caller } from '../support/partner-api';
 import { NYC, startTestService, type TestService } from '../support/service';
 
 // The admin CLI as operators run it: a child process per command, over the database of a running
 // service (so issued keys can be tried against it), and once over the embedded default.
+
+// A test here runs up to a dozen commands, each a tsx process starting in 1-3 s; beside another test file
+// on CI's two cores one took 30 s (the suite's default limit) for nine of them.
+vi.setConfig({ testTimeout: 90_000 });
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
