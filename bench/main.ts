@@ -40,12 +40,17 @@ async function main(): Promise<number> {
   }
   const selected = options.scenarios.length === 0 ? scenarios : scenarios.filter((s) => options.scenarios.includes(s.name));
 
+  // A second signal while cleaning up is ignored, not fatal: the service processes are detached, and a
+  // bench killed with its npm and tsx wrappers (each signal relayed) left them running for hours.
+  let interrupted = false;
   const interrupt = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
     console.error(`\n${signal}: stopping the servers and the database...`);
     void cleanUp().then(() => process.exit(130));
   };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
 
   const startedAt = performance.now();
   const database: BenchDatabase = await openBenchDatabase();
