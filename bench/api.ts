@@ -295,16 +295,17 @@ async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ fai
   while (receiver.receipts.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const lastAt = Math.max(...receiver.receipts.map((r) => r.at));
   const distinct = new Set(receiver.receipts.map((r) => r.key)).size;
+  const received = receiver.receipts.length;
   await child.stop();
   // The receiver driven alone after the service stopped: the ceiling this machine sets, in the same run.
   const alone = await driveReceiverAlone(receiver, ca, ctx.options.durationSeconds, 10);
   const seconds = (loadEnded - startedAt) / 1000;
   const pairsPerSecond = orders / seconds;
   const duringRate = during / seconds;
-  const overallRate = receiver.receipts.length / ((lastAt - startedAt) / 1000);
+  const overallRate = received / ((lastAt - startedAt) / 1000);
   console.log(
     `  ${int(orders)} orders (${int(pairsPerSecond)} pairs/s), ${int(expected)} deliveries expected: ${int(during)} arrived during the ${seconds.toFixed(1)} s of ` +
-      `creation (${int(duringRate)}/s), all ${int(receiver.receipts.length)} (${int(distinct)} distinct) ${((lastAt - loadEnded) / 1000).toFixed(1)} s after it ` +
+      `creation (${int(duringRate)}/s), all ${int(received)} (${int(distinct)} distinct) ${((lastAt - loadEnded) / 1000).toFixed(1)} s after it ` +
       `(${int(overallRate)}/s overall); invalid signatures ${receiver.invalid}; the receiver alone ${int(alone.rps)}/s, ` +
       `so ${(duringRate / alone.rps).toFixed(2)} of it`,
   );
