@@ -56,8 +56,8 @@ export class DeliveryEngine {
   /** The pace of this process, and of each subscription it has sent to. */
   private readonly pace = new BackloggedRate();
   private readonly paceOf = new Map<string, BackloggedRate>();
-  /** Delivery ids held: waiting, in flight, or done and not yet recorded. Their claims are renewed. */
-  private readonly held = new Set<string>();
+  /** Deliveries held (id to event id): waiting, in flight, or done and not yet recorded. Their claims are renewed. */
+  private readonly held = new Map<string, string>();
   /**
    * When each held claim was last made or renewed: performance.now() before the statement was sent, so
    * the claim lasts WEBHOOK_CLAIM_SECONDS of the database's clock from no earlier than that, whatever the
@@ -100,7 +100,7 @@ export class DeliveryEngine {
     this.timers.push(sampling);
     this.every(this.claimMs / 3, () => this.renew());
     this.every(env.WEBHOOK_SWEEP_INTERVAL_MS, async () => {
-      const returned = await returnExpiredClaims(this.ctx, { holder: this.holder, holds: [...this.held] });
+      const returned = await returnExpiredClaims(this.ctx, { holder: this.holder, holds: [...this.held.keys()] });
       if (returned > 0) this.ctx.log.warn({ returned }, 'returned webhook attempts whose worker died or dropped them');
     });
   }
@@ -125,7 +125,7 @@ export class DeliveryEngine {
         overflow.push(attempt.id);
         continue;
       }
-      this.held.add(attempt.id);
+      this.held.set(attempt.id, attempt.event_id);
       this.leases.set(attempt.id, claimedAt);
       queue.push(attempt);
       this.waiting.set(attempt.subscription_id, queue);
@@ -342,7 +342,7 @@ export class DeliveryEngine {
    */
   private async renewHeld(): Promise<void> {
     const sentAt = performance.now();
-    const ids = [...this.held];
+    const ids = [...this.held.keys()];
     if (ids.length === 0) {
       this.renewedAt = sentAt;
       return;
@@ -356,7 +356,7 @@ export class DeliveryEngine {
       );
       this.ctx.metrics?.claimRenewalLate();
     }
-    const kept = await renewClaims(this.ctx, this.holder, ids);
+    const kept = await renewClaims(this.ctx, this.holder, new Map(this.held));
     this.renewedAt = sentAt;
     const taken = new Set<string>();
     for (const id of ids) {

@@ -1,3 +1,4 @@
+import { plannedEachTime } from '@/db/client';
 import type { Ctx } from '../context';
 import type { DeliverJob } from '../outbox/queues';
 import { HEARTBEAT_STALE_SECONDS } from '../workers/heartbeat';
@@ -15,7 +16,8 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
-  const rows = await ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
+  // Planned each time (plannedEachTime): the pending set it reads grows and empties within a burst.
+  const rows = await plannedEachTime(ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), claimed_by = ${holder},
       updated_at = now()
@@ -29,7 +31,7 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string
             and h.beat_at >= now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))))
     returning d.id, d.subscription_id, j.attempt, j.job_index, d.event_type, s.url, s.status as sub_status, s.deleted_at, s.environment,
       s.secret_sealed, s.previous_secrets, d.event_id, d.api_version, e.envelope, e.previous_attributes,
-      coalesce(d.next_attempt_at, d.created_at) as due_at`;
+      coalesce(d.next_attempt_at, d.created_at) as due_at`);
   // A retry renders its event in the version its delivery recorded (not the subscription's now): the bytes
   // of its first attempt again.
   const render = bodyRenderer();
