@@ -1,4 +1,5 @@
 import { plannedEachTime } from '@/db/client';
+import { anyOfRaw } from '@/db/lists';
 import type { Ctx } from '../context';
 import type { DeliverJob } from '../outbox/queues';
 import { HEARTBEAT_STALE_SECONDS } from '../workers/heartbeat';
@@ -13,18 +14,22 @@ import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemp
  */
 export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string): Promise<ClaimedAttempt[]> {
   if (jobs.length === 0) return [];
+  const events = await eventsOfJobs(ctx, jobs);
   // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
   // a comma-separated list needs no escaping.
-  // Planned each time (plannedEachTime): the pending set it reads grows and empties within a burst.
+  // By the whole key (id, event id), planned for its values (plannedEachTime): Postgres reads only the
+  // weeks holding the batch's deliveries, by their primary key (record-outcomes.ts, eventsOf, says what
+  // reading by ids alone cost).
   const rows = await plannedEachTime(ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), claimed_by = ${holder},
       updated_at = now()
-    from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
-        with ordinality as j(id, attempt, job_index),
+    from unnest(string_to_array(${jobs.map((j) => j.delivery_id).join(',')}, ','), string_to_array(${events.join(',')}, ','),
+          string_to_array(${jobs.map((j) => j.attempt).join(',')}, ',')::int[])
+        with ordinality as j(id, event_id, attempt, job_index),
       webhook_subscriptions s, events e
-    where d.id = j.id and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
+    where d.id = j.id and d.event_id = j.event_id and s.id = d.subscription_id and e.id = d.event_id and d.status = 'pending'
       and ((d.attempts = j.attempt - 1 and d.claimed_until is null)
         or (d.attempts = j.attempt and d.claimed_until < now() and not exists (
           select 1 from worker_heartbeats h where h.id = d.claimed_by and h.id <> ${holder}
@@ -46,4 +51,15 @@ export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string
       render,
     );
   });
+}
+
+/** Each job's event id, in order: carried by the job, or read for a job enqueued before it was (during an upgrade). */
+async function eventsOfJobs(ctx: Ctx, jobs: DeliverJob[]): Promise<string[]> {
+  const missing = jobs.filter((j) => !j.event_id).map((j) => j.delivery_id);
+  if (missing.length === 0) return jobs.map((j) => j.event_id!);
+  const rows = await ctx.sql<{ id: string; event_id: string }[]>`
+    select id, event_id from webhook_deliveries where id = ${anyOfRaw(ctx.sql, missing)}`;
+  const found = new Map(rows.map((r) => [r.id, r.event_id]));
+  // A job whose delivery is gone keeps an empty event id: it claims nothing and ends, as a stale job does.
+  return jobs.map((j) => j.event_id ?? found.get(j.delivery_id) ?? '');
 }

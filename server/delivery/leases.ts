@@ -75,15 +75,18 @@ function returnable({ holder, holds, othersToo }: { holder: string; holds: reado
 }
 
 async function returnClaims(tx: Ctx, where: SQL, startAfterSeconds: number, limit = 100_000): Promise<number> {
-  const returned = await tx.db.execute<{ id: string; subscription_id: string; attempts: number }>(sql`
+  const returned = await tx.db.execute<{ id: string; event_id: string; subscription_id: string; attempts: number }>(sql`
     update webhook_deliveries set claimed_until = null, claimed_by = null, attempts = attempts - 1, updated_at = now()
     where id in (select id from webhook_deliveries where status = 'pending' and claimed_until is not null and ${where}
                  order by claimed_until limit ${limit} for update skip locked)
-    returning id, subscription_id, attempts`);
+    returning id, event_id, subscription_id, attempts`);
   await enqueueMany(
     tx,
     DELIVER,
-    returned.map((d) => ({ data: { delivery_id: d.id, subscription_id: d.subscription_id, attempt: d.attempts + 1 }, startAfterSeconds })),
+    returned.map((d) => ({
+      data: { delivery_id: d.id, event_id: d.event_id, subscription_id: d.subscription_id, attempt: d.attempts + 1 },
+      startAfterSeconds,
+    })),
   );
   return returned.length;
 }

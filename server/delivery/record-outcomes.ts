@@ -234,7 +234,7 @@ async function recordFailure(ctx: Ctx, holder: string, { claimed, startedAt, out
       await enqueue(
         tx,
         DELIVER,
-        { delivery_id: claimed.id, subscription_id: claimed.subscription_id, attempt: claimed.attempt + 1 },
+        { delivery_id: claimed.id, event_id: claimed.event_id, subscription_id: claimed.subscription_id, attempt: claimed.attempt + 1 },
         { startAfterSeconds: Math.max(1, Math.round(delay)) },
       );
     }

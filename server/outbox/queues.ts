@@ -23,6 +23,8 @@ export const DELIVER = queue(
   'webhooks.deliver',
   z.object({
     delivery_id: z.string(),
+    /** The delivery's event: the week its partition is (claimAttempts). Jobs enqueued before it was carried have none. */
+    event_id: z.string().optional(),
     subscription_id: z.string(),
     attempt: z.number().int().min(1),
     trigger: z.enum(['scheduled', 'manual', 'replay']).optional(),

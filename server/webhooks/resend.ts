@@ -47,6 +47,7 @@ export async function resendEvents(
     reopened.map((d) => ({
       data: {
         delivery_id: d.id,
+        event_id: d.event_id,
         subscription_id: input.subscriptionId,
         attempt: d.attempts + 1,
         trigger: input.trigger,

@@ -65,7 +65,8 @@ describe('a job held by a dead worker', () => {
     const order = await newOrder(partner);
     const fanOutJob = await jobIdOf(FAN_OUT.name, sql`data->>'event_id' = (select id from events where object_id = ${order.id})`);
 
-    // deliver: a delivery whose attempt is a job (as a retry is), for a webhook.test event.
+    // deliver: a delivery whose attempt is a job (as a retry is), for a webhook.test event; the job names no event_id,
+    // as one enqueued before jobs carried it (claimAttempts reads it).
     const testSub = await subscribe('/deliver');
     const test = await call('POST', `/partner/webhooks/${testSub}/test`, partner);
     expect(test.status).toBe(202);

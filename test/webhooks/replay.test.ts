@@ -229,7 +229,23 @@ describe('replay', () => {
     const started = await replay(sub, { since });
     expect(started.body).toMatchObject({ status: 'queued', events_pending: 0, settled: false });
     const get = async () => (await call('GET', `/partner/webhooks/${sub}/replays/${started.body.id}`, partner)).body;
-    await waitFor('both replayed events in flight', () => at('/held').length === 4);
+    // 1 run in ~20 beside other files still timed out here after the fix above, not yet explained: on a timeout the
+    // deliveries, their open deliver jobs and the replay are printed.
+    let state = '';
+    await waitFor(
+      'both replayed events in flight',
+      async () => {
+        if (at('/held').length === 4) return true;
+        const deliveries = await svc.rt.db.execute(sql`
+          select d.id, d.status, d.attempts, d.claimed_by, d.claimed_until, d.next_attempt_at, d.replay_id,
+            (select json_agg(json_build_object('state', j.state, 'start_after', j.start_after, 'data', j.data)) from pgboss.job j
+             where j.name = 'webhooks.deliver' and j.data->>'delivery_id' = d.id) as jobs
+          from webhook_deliveries d where d.subscription_id = ${sub}`);
+        state = `received at /held: ${at('/held').length}; deliveries: ${JSON.stringify(deliveries)}; replay: ${JSON.stringify(await get())}`;
+        return false;
+      },
+      { timeoutMs: 20_000, context: () => state },
+    );
     const inFlight = await waitFor('the replay completed', async () => {
       const r = await get();
       return r.status === 'completed' ? r : undefined;
@@ -258,7 +274,7 @@ describe('replay', () => {
       return r.status === 'completed' && due!.n === 2 ? r : undefined;
     });
     expect(waiting).toMatchObject({ events_delivered: 0, events_failed: 0, events_pending: 2, settled: false });
-  }, 30_000);
+  }, 45_000);
 
   it("works on the /webhooks alias, and answers 404 for another partner's subscription", async () => {
     const sub = await subscribe(partner, '/alias', { event_filters: ['order.created'] });
