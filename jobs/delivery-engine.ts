@@ -56,8 +56,12 @@ export class DeliveryEngine {
   /** The pace of this process, and of each subscription it has sent to. */
   private readonly pace = new BackloggedRate();
   private readonly paceOf = new Map<string, BackloggedRate>();
-  /** Deliveries held (id to event id): waiting, in flight, or done and not yet recorded. Their claims are renewed. */
-  private readonly held = new Map<string, string>();
+  /**
+   * Deliveries held (by id: its event and the attempt): waiting, in flight, or done and not yet recorded. Their claims
+   * are renewed. The attempt tells a delivery's next attempt from the one before it, which a replay or redeliver can
+   * claim between the record of the one before and its release here (see accept).
+   */
+  private readonly held = new Map<string, { eventId: string; attempt: number }>();
   /**
    * When each held claim was last made or renewed: performance.now() before the statement was sent, so
    * the claim lasts WEBHOOK_CLAIM_SECONDS of the database's clock from no earlier than that, whatever the
@@ -119,13 +123,16 @@ export class DeliveryEngine {
     const overflow: string[] = [];
     const touched = new Set<string>();
     for (const attempt of claimed) {
-      if (this.held.has(attempt.id)) continue;
+      // A duplicate job for an attempt held here is dropped. A later attempt of a delivery still held is taken: the
+      // one before was recorded (a claim needs that) and only its release here is to come. Dropping it left the
+      // delivery claimed and unsent until its claim lapsed (a replay right after a live delivery waited 30 s).
+      if ((this.held.get(attempt.id)?.attempt ?? 0) >= attempt.attempt) continue;
       const queue = this.waiting.get(attempt.subscription_id) ?? [];
       if (this.stopping || queue.length >= this.waitingCap(attempt.subscription_id)) {
         overflow.push(attempt.id);
         continue;
       }
-      this.held.set(attempt.id, attempt.event_id);
+      this.held.set(attempt.id, { eventId: attempt.event_id, attempt: attempt.attempt });
       this.leases.set(attempt.id, claimedAt);
       queue.push(attempt);
       this.waiting.set(attempt.subscription_id, queue);
@@ -284,7 +291,7 @@ export class DeliveryEngine {
       // Recorded, or left to lapse and be swept: either way no longer renewed by this process.
       const subscriptions = new Set<string>();
       for (const { claimed } of batch) {
-        this.forget(claimed.id);
+        this.forget(claimed.id, claimed.attempt);
         decrement(this.unrecorded, claimed.subscription_id);
         subscriptions.add(claimed.subscription_id);
       }
@@ -316,7 +323,9 @@ export class DeliveryEngine {
   }
 
   /** No longer held: recorded, given back, or left to lapse and be swept. */
-  private forget(id: string): void {
+  private forget(id: string, attempt?: number): void {
+    // The release of an attempt whose delivery's next attempt is already held here keeps that one.
+    if (attempt !== undefined && this.held.get(id)?.attempt !== attempt) return;
     this.held.delete(id);
     this.leases.delete(id);
     this.lost.delete(id);
@@ -356,7 +365,7 @@ export class DeliveryEngine {
       );
       this.ctx.metrics?.claimRenewalLate();
     }
-    const kept = await renewClaims(this.ctx, this.holder, new Map(this.held));
+    const kept = await renewClaims(this.ctx, this.holder, new Map([...this.held].map(([id, h]) => [id, h.eventId])));
     this.renewedAt = sentAt;
     const taken = new Set<string>();
     for (const id of ids) {
