@@ -89,6 +89,12 @@ export async function searchDeliveries({
   }
   if (f.outcome) conditions.push(eq(webhookDeliveries.status, f.outcome));
   if (f.statusClass) conditions.push(statusClassCondition(f.statusClass));
+  // A delivery is succeeded only by a 2xx answer recorded as its latest attempt (record-outcomes.ts sets the status
+  // and records the attempt in one statement; a redelivery makes it pending first). So every other outcome and
+  // latest status class lies among the deliveries not succeeded, which webhook_deliveries_unsettled_idx holds
+  // newest first. Written as a literal: a prepared statement's generic plan can use the partial index only then.
+  if ((f.outcome && f.outcome !== 'succeeded') || (f.statusClass && f.statusClass !== '2xx'))
+    conditions.push(sql`${webhookDeliveries.status} <> 'succeeded'`);
   // A delivery's id is made the moment it is created: the id bounds (a second wide of the exact ones) let a
   // time range walk the primary key instead of the whole table; created_at keeps the bounds exact.
   if (f.since)
