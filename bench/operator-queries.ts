@@ -38,6 +38,8 @@ interface Query {
   headline?: boolean;
   query: string;
   variables: Record<string, unknown>;
+  /** A second operation the same page sends at once (the order timeline's events); timed together, answers merged. */
+  also?: { query: string; variables: Record<string, unknown> };
   /** What is wrong with a response's data, or undefined. */
   check(data: Record<string, unknown>): string | undefined;
   /** Rows in the answer, for the table. */
@@ -69,7 +71,7 @@ interface DeliveryNode {
 }
 
 function deliveryQueries(history: SeededHistory): Query[] {
-  const query = consoleQuery('app/(console)/deliveries/page.tsx', 'DeliveriesPage');
+  const query = consoleQuery('app/(console)/deliveries/query.ts', 'DeliveriesPage');
   const [big, small] = history.partnerIds as [string, string];
   const subscription = history.subscriptionIds[0]![2]!;
   const day = 86_400_000;
@@ -117,7 +119,7 @@ function deliveryQueries(history: SeededHistory): Query[] {
 interface TimelineOrder {
   id: string;
   statusHistory: unknown[];
-  events: { deliveries: { attempts: unknown[] }[] }[];
+  events: { nodes: { deliveries: { attempts: unknown[] }[] }[] };
 }
 
 function otherQueries(history: SeededHistory): Query[] {
@@ -127,19 +129,24 @@ function otherQueries(history: SeededHistory): Query[] {
     {
       name: 'order timeline',
       headline: true,
+      // The page's two operations: the order, then a page of its events with their deliveries and latest attempts.
       query: consoleQuery('app/(console)/orders/[id]/page.tsx', 'OrderTimeline'),
       variables: { id: orderId },
+      also: {
+        query: consoleQuery('app/(console)/orders/[id]/page.tsx', 'OrderEvents'),
+        variables: { id: orderId, first: 10, attempts: 5 },
+      },
       check: (data) => {
         const order = data.order as TimelineOrder | null;
         if (!order) return `no order ${orderId}`;
         if (order.id !== orderId) return `order ${order.id} instead of ${orderId}`;
         if (order.statusHistory.length !== 6) return `${order.statusHistory.length} status changes instead of 6`;
-        if (order.events.length !== 6) return `${order.events.length} events instead of 6`;
-        if (order.events.some((e) => e.deliveries.length === 0 || e.deliveries.some((d) => d.attempts.length !== 2)))
+        if (order.events.nodes.length !== 6) return `${order.events.nodes.length} events instead of 6`;
+        if (order.events.nodes.some((e) => e.deliveries.length === 0 || e.deliveries.some((d) => d.attempts.length !== 2)))
           return 'an event without its delivery and its two attempts';
         return undefined;
       },
-      rows: (data) => (data.order as TimelineOrder).events.length,
+      rows: (data) => (data.order as TimelineOrder).events.nodes.length,
     },
     {
       name: 'overview, last 24 h',
@@ -212,26 +219,55 @@ async function signIn(url: string, operator: { email: string; password: string }
   return cookie;
 }
 
-/** One request, checked: its time, and what was wrong with the answer (undefined when nothing). */
-async function ask(url: string, cookie: string, q: Query): Promise<{ ms: number; rows: number; problem?: string }> {
-  const started = performance.now();
+type Answer = { status: number; text: string };
+
+async function post(url: string, cookie: string, operation: { query: string; variables: Record<string, unknown> }): Promise<Answer> {
   const response = await fetch(`${url}/api/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie },
-    body: JSON.stringify({ query: q.query, variables: q.variables }),
+    body: JSON.stringify(operation),
   });
-  const text = await response.text();
-  const elapsed = performance.now() - started;
+  return { status: response.status, text: await response.text() };
+}
+
+/** The data of an answer, or what was wrong with it. */
+function dataOf({ status, text }: Answer): { data: Record<string, unknown> } | { problem: string } {
   try {
     const body = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message: string }[] };
-    if (body.errors?.length)
-      return { ms: elapsed, rows: 0, problem: `errors: ${body.errors.map((e) => e.message).join('; ')}`.slice(0, 300) };
-    if (response.status !== 200) return { ms: elapsed, rows: 0, problem: `HTTP ${response.status}` };
-    if (!body.data) return { ms: elapsed, rows: 0, problem: 'no data' };
-    const problem = q.check(body.data);
-    return problem ? { ms: elapsed, rows: 0, problem } : { ms: elapsed, rows: q.rows(body.data) };
+    if (body.errors?.length) return { problem: `errors: ${body.errors.map((e) => e.message).join('; ')}`.slice(0, 300) };
+    if (status !== 200) return { problem: `HTTP ${status}` };
+    if (!body.data) return { problem: 'no data' };
+    return { data: body.data };
   } catch {
-    return { ms: elapsed, rows: 0, problem: `HTTP ${response.status}, not JSON: ${text.slice(0, 200)}` };
+    return { problem: `HTTP ${status}, not JSON: ${text.slice(0, 200)}` };
+  }
+}
+
+/** The fields of both answers: each top-level object (e.g. `order`) merged one level deep. */
+function merged(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const mine = out[k];
+    out[k] = mine && v && typeof mine === 'object' && typeof v === 'object' ? { ...mine, ...v } : v;
+  }
+  return out;
+}
+
+/** One request (two when the page sends two, one after the other), checked: its time, and what was wrong with the answer (undefined when nothing). */
+async function ask(url: string, cookie: string, q: Query): Promise<{ ms: number; rows: number; problem?: string }> {
+  const started = performance.now();
+  const first = await post(url, cookie, q);
+  const second = q.also ? await post(url, cookie, q.also) : undefined;
+  const elapsed = performance.now() - started;
+  const answers = [first, ...(second ? [second] : [])].map(dataOf);
+  const wrong = answers.find((a): a is { problem: string } => 'problem' in a);
+  if (wrong) return { ms: elapsed, rows: 0, problem: wrong.problem };
+  const data = (answers as { data: Record<string, unknown> }[]).map((a) => a.data).reduce(merged);
+  try {
+    const problem = q.check(data);
+    return problem ? { ms: elapsed, rows: 0, problem } : { ms: elapsed, rows: q.rows(data) };
+  } catch (e) {
+    return { ms: elapsed, rows: 0, problem: `unexpected answer: ${String(e)}: ${JSON.stringify(data).slice(0, 200)}` };
   }
 }
 

@@ -31,3 +31,12 @@ export function newRequestId(): string {
 export function idFloor(at: Date): string {
   return encodeTime(Math.max(0, at.getTime()), 10) + '0000000000000000';
 }
+
+/**
+ * The lowest id of an attempt started at or after `at`: attempt ids are made when the attempt is recorded, after it
+ * started, so this bound (a minute early, for the clocks of several workers) lets a condition on started_at prune
+ * the attempt partitions (RANGE (id)) that end before it.
+ */
+export function attemptIdFloor(at: Date): string {
+  return idFloor(new Date(at.getTime() - 60_000));
+}

@@ -115,6 +115,14 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_pending_idx')
       .on(t.eventId)
       .where(sql`${t.status} = 'pending'`),
+    // The console's deliveries page filtered to an outcome other than succeeded, or to a latest status other than
+    // 2xx (a delivery whose latest attempt did not answer 2xx is never succeeded): newest first among the
+    // deliveries not succeeded, a small share of the history. Without it the page walked the primary key through
+    // every succeeded delivery (issue 29: failed deliveries of a small partner p99 125 ms, status 5xx p50 566 ms at
+    // 1,000,000 attempts). Queries name the predicate as a literal, so generic plans of prepared statements use it.
+    index('webhook_deliveries_unsettled_idx')
+      .on(t.id)
+      .where(sql`${t.status} <> 'succeeded'`),
     // Attempts held by a worker (claimed, in flight or waiting in its memory): the sweeper finds the
     // expired ones of dead workers here. Only held rows are in it, so it stays as small as the work in hand.
     index('webhook_deliveries_claims_idx')

@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import { summariseSubscription, type SubscriptionSummary } from '../webhooks/subscription-summary';
 import type { StatusClass } from '../webhooks/search-deliveries';
 import { RETRY_HORIZON_MS } from './overview';
-import { idFloor } from '../ids';
+import { attemptIdFloor, idFloor } from '../ids';
 
 export interface HealthBucket {
   start: Date;
@@ -73,7 +73,11 @@ export async function subscriptionHealth({
   const since = new Date(Date.now() - windowHours * 3600_000);
   const bucketMinutes = Math.ceil((windowHours * 60) / BUCKETS_PER_WINDOW);
   const sinceIso = since.toISOString();
-  const inWindow = sql`d.subscription_id = ${id} and d.last_attempt_at >= ${sinceIso}::timestamptz and a.started_at >= ${sinceIso}::timestamptz`;
+  // An attempt's id is made when it is recorded, after it started: the id floor (a minute early, for clocks) prunes the
+  // attempt partitions older than the window, which a condition on started_at alone cannot (a 7-day window at
+  // 10,000,000 attempts read all five weeks' partitions, 5.4 s, issue 29).
+  const inWindow = sql`d.subscription_id = ${id} and d.last_attempt_at >= ${sinceIso}::timestamptz and a.started_at >= ${sinceIso}::timestamptz
+    and a.id >= ${attemptIdFloor(since)}`;
 
   const buckets = await ctx.read.execute<{
     start: string;
@@ -106,7 +110,8 @@ export async function subscriptionHealth({
     const floor = idFloor(new Date(row.failingSince.getTime() - RETRY_HORIZON_MS));
     const [streak] = await ctx.read.execute<{ n: number }>(sql`
       select count(*)::int as n from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
-      where d.subscription_id = ${id} and d.id >= ${floor} and a.started_at >= ${row.failingSince.toISOString()}::timestamptz`);
+      where d.subscription_id = ${id} and d.id >= ${floor} and a.started_at >= ${row.failingSince.toISOString()}::timestamptz
+        and a.id >= ${attemptIdFloor(row.failingSince)}`);
     consecutiveFailures = streak?.n ?? 0;
   }
 

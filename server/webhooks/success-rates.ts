@@ -1,6 +1,7 @@
 import { and, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Ctx } from '../context';
+import { attemptIdFloor } from '../ids';
 
 export interface SuccessRate {
   /** Attempts started in the window (scheduled, manual and replayed alike). */
@@ -38,6 +39,8 @@ export async function webhookSuccessRates({
             inArray(webhookDeliveries.subscriptionId, [...input.subscriptionIds]),
             gte(webhookDeliveries.lastAttemptAt, since),
             gte(webhookAttempts.startedAt, since),
+            // Prunes the attempt partitions older than the window (ids are made when an attempt is recorded).
+            gte(webhookAttempts.id, attemptIdFloor(since)),
           ),
         )
         .groupBy(webhookDeliveries.subscriptionId)

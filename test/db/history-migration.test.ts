@@ -155,6 +155,8 @@ describe('migration 0015 over a database holding history', () => {
         'webhook_deliveries_pending_idx',
         'webhook_deliveries_replay_idx',
         'webhook_deliveries_subscription_idx',
+        // 0016, made on the converted (partitioned) table: the console's deliveries not succeeded.
+        'webhook_deliveries_unsettled_idx',
       ]);
       const [first] = await sql<{ event_id: string }[]>`select event_id from webhook_deliveries limit 1`;
       await expect(
