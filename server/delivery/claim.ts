@@ -15,12 +15,11 @@ import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt, type ClaimedAttemp
 export async function claimAttempts(ctx: Ctx, jobs: DeliverJob[], holder: string): Promise<ClaimedAttempt[]> {
   if (jobs.length === 0) return [];
   const events = await eventsOfJobs(ctx, jobs);
-  // The hot path runs as postgres.js prepared statements: Drizzle's query building cost more CPU per
+  // The hot path is written for postgres.js, not Drizzle: Drizzle's query building cost more CPU per
   // delivery than the HTTPS request itself (`npm run bench -- delivery --profile`). Ids are ULIDs, so
-  // a comma-separated list needs no escaping.
-  // By the whole key (id, event id), planned for its values (plannedEachTime): Postgres reads only the
-  // weeks holding the batch's deliveries, by their primary key (record-outcomes.ts, eventsOf, says what
-  // reading by ids alone cost).
+  // a comma-separated list needs no escaping. By the whole key (id, event id), planned for its values
+  // (plannedEachTime): Postgres reads only the weeks holding the batch's deliveries, by their primary
+  // key (record-outcomes.ts, eventsOf, says what reading by ids alone cost).
   const rows = await plannedEachTime(ctx.sql<(Omit<ClaimedAttemptRow, 'trigger' | 'requested_by'> & { job_index: number })[]>`
     update webhook_deliveries d
     set attempts = j.attempt, claimed_until = now() + make_interval(secs => ${ctx.env.WEBHOOK_CLAIM_SECONDS}), claimed_by = ${holder},
