@@ -109,7 +109,10 @@ export async function compareSides(
       await workload.settle?.();
       if (rowsBefore !== undefined) {
         const rows = (await workload.rows!()) - rowsBefore;
-        if (rows < units * 0.99)
+        // A unit of several requests can be cut after its first at the run's end, one per connection at most (a
+        // quote whose order was never sent): 700 pairs counted against 682 orders at 68 pairs/s was that, not a loss.
+        const cut = ((workload.requestsPerUnit - 1) * options.connections) / workload.requestsPerUnit;
+        if (rows < (units - cut) * 0.99)
           failures.push(`${title} / ${side.label}, round ${round}: ${int(units)} units answered 2xx but ${rows} rows written`);
       }
     }
