@@ -149,6 +149,19 @@ describe('retries', () => {
     expect(sub.at().length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a receiver answering 40 KiB: the attempt succeeds and keeps the first 16 KiB of the answer', async () => {
+    const body = 'a'.repeat(16 * 1024 - 1) + 'bc' + 'd'.repeat(24 * 1024);
+    const sub = await subscribe(() => ({ status: 200, body }));
+    await newOrder(sub.partner);
+    const res = await waitFor('the recorded success', async () => {
+      const got = await call('GET', `/partner/webhooks/${sub.id}/deliveries`, sub.partner);
+      return got.body.data?.[0]?.status === 'succeeded' && got;
+    });
+    const recorded = res.body.data[0].attempts[0].response_body as string;
+    expect(recorded).toHaveLength(16 * 1024);
+    expect(recorded.endsWith('ab')).toBe(true);
+  });
+
   it('a 429 with Retry-After waits at least that long', async () => {
     let mine = 0;
     const sub = await subscribe(() => (mine++ === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 }));
