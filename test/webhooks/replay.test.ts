@@ -101,6 +101,12 @@ describe('replay', () => {
       'replay',
       'replay',
     ]);
+    // Claimed by the page itself for its worker's engine: no deliver job was made for any of them.
+    const [jobs] = await svc.rt.db.execute<{ n: number }>(sql`
+      select count(*)::int as n from (select data from pgboss.job where name = 'webhooks.deliver'
+        union all select data from pgboss.archive where name = 'webhooks.deliver') j
+      where j.data->>'event_id' in ${before}`);
+    expect(jobs!.n).toBe(0);
 
     const again = await replay(sub, { since, only: 'missing', dry_run: true });
     expect(again.body.events_matched).toBe(0);
