@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ensureLocalCa } from '@/server/boot/local-ca';
 import { startEmitter, type BenchEmitter } from './emitter';
 import { median, percentile } from './load';
+import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startReceiver, type BenchReceiver } from './receiver';
 import { figure, type BenchContext, type Scenario, type ScenarioOutcome } from './scenario';
@@ -185,7 +186,10 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const ca = ensureLocalCa(caDir, { name: 'Partner Delivery bench CA', days: 2 });
   const receiver = await startReceiver(ca);
   ctx.onCleanup(receiver.close);
+  // --profile: the service is CPU-profiled, and its profile read over the live stream alone and over the replay.
+  const profileDir = ctx.options.profile ? mkdtempSync(path.join(tmpdir(), 'bench-replay-profile-')) : undefined;
   const service = await startService(ctx, 'as started', {
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
     env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: ca.caCert, ...JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') },
   });
   const partner = await createBenchPartner(ctx.database.url, 'Replay bench');
@@ -225,15 +229,19 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     }
   };
 
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   await sleep(ctx.options.warmupSeconds * 1000);
+  const aloneFromUs = nowUs();
   phase = 'alone';
   console.log(`live alone: ${ctx.options.durationSeconds} s at ${LIVE_PER_SECOND}/s`);
   await sleep(ctx.options.durationSeconds * 1000);
   phase = 'between';
+  const aloneToUs = nowUs();
   await waitForLive('alone');
   const alone = latencies(seen.live, 'alone');
 
   phase = 'replay';
+  const replayFromUs = nowUs();
   const replayStartedAt = Date.now();
   const started = succeeded(
     'replay',
@@ -272,6 +280,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     }
   }
   const replaySeconds = ((seen.state.lastReplayedAt || Date.now()) - replayStartedAt) / 1000;
+  const replayToUs = nowUs();
   phase = 'after';
   await waitForLive('replay');
   await stream.stop();
@@ -281,6 +290,27 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     replay = await status();
     if (replay.status !== 'running' && replay.status !== 'queued' && replay.events_delivered >= replay.events_enqueued) break;
     await sleep(100);
+  }
+  if (profileDir) {
+    await service.stop(); // writes the profile
+    const file = largestProfile(profileDir);
+    if (file) {
+      const profile = readProfile(file);
+      const live = latencies(seen.live, 'replay').received;
+      console.log(
+        formatBreakdown(
+          `service, live stream alone (${file}); per delivery`,
+          analyseProfile(profile, { fromUs: aloneFromUs, toUs: aloneToUs }, alone.received),
+        ),
+      );
+      console.log(
+        formatBreakdown(
+          `service during the replay; per delivery (replayed and live)`,
+          analyseProfile(profile, { fromUs: replayFromUs, toUs: replayToUs }, seen.replayed.size + live),
+        ),
+      );
+    }
+    return { failures: [] };
   }
   const perSecond = seen.replayed.size / replaySeconds;
   const pageSeconds = pageInterval(history, seen.replayed);

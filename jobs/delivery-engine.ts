@@ -29,6 +29,15 @@ const HEARTBEAT_MS = 5000;
 // event loop or a slow database gets there: a 6 s freeze (SIGSTOP, test/webhooks/stall.test.ts) of a
 // worker with 3 s claims found its renewals about 5 s late.
 const LATE_SHARE_OF_CLAIM = 1 / 2;
+// What a replay keeps here ahead of its receiver (replayRoom): about a second of the subscription's
+// pace of 2xx answers, within these bounds (a receiver that refuses gets no more than the least,
+// and the page after it backs off). Paced by a count of its pending deliveries in the database and a deliver
+// job per event, a 30,000-event replay ran at 200 events/s (bench at load 8-10, 2026-11-26: a page of
+// 200 every 0.9 s); a page claimed straight into the engine and sized by what the receiver took in
+// the last second needs neither.
+const REPLAY_AHEAD_SECONDS = 1;
+const REPLAY_AHEAD_MIN = 200;
+const REPLAY_AHEAD_MAX = 1000;
 
 /**
  * How a worker process makes webhook attempts. Fan-out and deliver jobs hand it claimed attempts
@@ -56,12 +65,16 @@ export class DeliveryEngine {
   /** The pace of this process, and of each subscription it has sent to. */
   private readonly pace = new BackloggedRate();
   private readonly paceOf = new Map<string, BackloggedRate>();
+  /** Each subscription's pace of attempts its receiver answered 2xx: what a replay sizes its pages by. */
+  private readonly deliveredPaceOf = new Map<string, BackloggedRate>();
   /**
    * Deliveries held (by id: its event and the attempt): waiting, in flight, or done and not yet recorded. Their claims
    * are renewed. The attempt tells a delivery's next attempt from the one before it, which a replay or redeliver can
    * claim between the record of the one before and its release here (see accept).
    */
-  private readonly held = new Map<string, { eventId: string; attempt: number }>();
+  private readonly held = new Map<string, { eventId: string; attempt: number; subscriptionId: string; replay: boolean }>();
+  /** Held replayed attempts, by subscription. */
+  private readonly replayHeld = new Map<string, number>();
   /**
    * When each held claim was last made or renewed: performance.now() before the statement was sent, so
    * the claim lasts WEBHOOK_CLAIM_SECONDS of the database's clock from no earlier than that, whatever the
@@ -132,7 +145,10 @@ export class DeliveryEngine {
         overflow.push(attempt.id);
         continue;
       }
-      this.held.set(attempt.id, { eventId: attempt.event_id, attempt: attempt.attempt });
+      this.unheld(attempt.id);
+      const replay = attempt.trigger === 'replay';
+      this.held.set(attempt.id, { eventId: attempt.event_id, attempt: attempt.attempt, subscriptionId: attempt.subscription_id, replay });
+      if (replay) this.replayHeld.set(attempt.subscription_id, (this.replayHeld.get(attempt.subscription_id) ?? 0) + 1);
       this.leases.set(attempt.id, claimedAt);
       queue.push(attempt);
       this.waiting.set(attempt.subscription_id, queue);
@@ -186,6 +202,23 @@ export class DeliveryEngine {
     return { returnedUnsent: unsent.length, inFlightAtStop, finished: inFlightAtStop - abandoned.length, released };
   }
 
+  /**
+   * How many replayed attempts of a subscription this process takes now: a replay's page claims that many in its
+   * name (server/replays/run-page.ts). It keeps about REPLAY_AHEAD_SECONDS of the subscription's pace of 2xx answers held (waiting,
+   * in flight or awaiting their record), never more than its waiting cap less MIN_WAITING / 2 (the room its live
+   * attempts keep) nor what the process has room for; 0 until half of that is free, so pages stay large.
+   */
+  replayRoom(subscriptionId: string): number {
+    if (this.stopping) return 0;
+    const pace = this.deliveredPaceOf.get(subscriptionId)?.perSecond ?? 0;
+    const ahead = Math.min(
+      Math.max(REPLAY_AHEAD_MIN, Math.min(REPLAY_AHEAD_MAX, Math.round(pace * REPLAY_AHEAD_SECONDS))),
+      this.waitingCap(subscriptionId) - MIN_WAITING / 2,
+    );
+    const room = Math.min(ahead - (this.replayHeld.get(subscriptionId) ?? 0), MAX_HELD - this.held.size);
+    return room >= ahead / 2 ? room : 0;
+  }
+
   /** Attempts being sent right now. */
   get inFlightCount(): number {
     return this.sending.size;
@@ -215,7 +248,13 @@ export class DeliveryEngine {
     const unrecorded = this.unrecorded.get(subscriptionId) ?? 0;
     for (let i = 0; i < queue.length && running < this.share && running + unrecorded < 2 * this.share;) {
       const attempt = queue[i]!;
-      if (attempt.trigger === 'replay' && replaying >= replayShare) {
+      // A replayed attempt also leaves the live ones their part of the bound on sent-and-unrecorded attempts: when
+      // records lag, that bound, not the slots, is what frees, and replayed attempts ahead in the queue took it
+      // (live p50 290-620 ms over a replay's first 5 s, 60-130 ms with this; bench replay, 20,000 events).
+      if (
+        attempt.trigger === 'replay' &&
+        (replaying >= replayShare || running + unrecorded >= 2 * this.share - (this.share - replayShare))
+      ) {
         i++;
         continue;
       }
@@ -240,15 +279,16 @@ export class DeliveryEngine {
     return own === undefined || !all ? MIN_WAITING : Math.max(MIN_WAITING, (2 * MAX_HELD * own) / all);
   }
 
-  private subscriptionPace(subscriptionId: string): BackloggedRate {
-    let pace = this.paceOf.get(subscriptionId);
-    if (!pace) this.paceOf.set(subscriptionId, (pace = new BackloggedRate()));
+  private subscriptionPace(subscriptionId: string, of = this.paceOf): BackloggedRate {
+    let pace = of.get(subscriptionId);
+    if (!pace) of.set(subscriptionId, (pace = new BackloggedRate()));
     return pace;
   }
 
   private samplePace(): void {
     this.pace.sample(this.waiting.size > 0);
     for (const [subscription, pace] of this.paceOf) pace.sample(this.waiting.has(subscription));
+    for (const [subscription, pace] of this.deliveredPaceOf) pace.sample(this.waiting.has(subscription));
   }
 
   private async run(attempt: ClaimedAttempt): Promise<void> {
@@ -259,6 +299,10 @@ export class DeliveryEngine {
     this.inFlight--;
     this.pace.done();
     this.subscriptionPace(attempt.subscription_id).done();
+    const answer = outcome.outcome;
+    if (answer?.kind === 'response' && answer.status >= 200 && answer.status < 300) {
+      this.subscriptionPace(attempt.subscription_id, this.deliveredPaceOf).done();
+    }
     decrement(this.running, attempt.subscription_id);
     if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {
@@ -326,9 +370,15 @@ export class DeliveryEngine {
   private forget(id: string, attempt?: number): void {
     // The release of an attempt whose delivery's next attempt is already held here keeps that one.
     if (attempt !== undefined && this.held.get(id)?.attempt !== attempt) return;
-    this.held.delete(id);
+    this.unheld(id);
     this.leases.delete(id);
     this.lost.delete(id);
+  }
+
+  private unheld(id: string): void {
+    const held = this.held.get(id);
+    if (held?.replay) decrement(this.replayHeld, held.subscriptionId);
+    this.held.delete(id);
   }
 
   /** Renews every held claim now, or joins the renewal under way; never rejects (a failure is logged). */

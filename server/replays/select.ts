@@ -75,6 +75,26 @@ export interface ScannedPage {
   exhausted: boolean;
 }
 
+/** A page step's statement: the next SCAN events of the window after `after`, each with its delivery to the subscription's status. */
+export function scanStatement(ctx: Ctx, w: ReplayWindow, after: string | null): SQL {
+  // The probe names the subscription through an expression (`|| ''`), so that only the (event_id,
+  // subscription_id) index can serve it: by the column itself, Postgres, whose statistics were taken
+  // before the subscription had a delivery (the replay is making them), estimated it has one and read
+  // the (subscription_id, id) index for each probe, filtering by event: every delivery the replay had
+  // made so far, once per event. Pages grew from 16 ms to 1-15 s, quadratic in the replay's progress
+  // (bench, 30,000 events, auto_explain, 2026-11-26). An event has one delivery per subscription at most.
+  return sql`
+    with scanned as materialized (
+      select e.id, e.type, e.object_id from events e
+      where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
+        and ${inWindow(ctx, w)}
+        and e.type = ${anyOf(w.types)} ${after ? sql`and e.id > ${after}` : sql``}
+      order by e.id limit ${SCAN})
+    select s.id, s.type, s.object_id,
+      (select d.status from webhook_deliveries d where d.event_id = s.id and d.subscription_id || '' = ${w.subscriptionId}) as status
+    from scanned s order by s.id`;
+}
+
 /**
  * The next matching events after `after`, reading at most SCAN of the window's events: a page may hold
  * fewer than `limit` (even none) and still not be the last; `exhausted` says when it is. Inside a transaction.
@@ -85,16 +105,7 @@ export async function nextMatching(ctx: Ctx, w: ReplayWindow, after: string | nu
   // sorts it (0.2-0.7 s a page beside 100,000 events, bench 2026-11-26). `set local`: the callers run
   // in a transaction (a page's, a replay's creation), and the setting ends with it.
   await ctx.db.execute(sql`set local plan_cache_mode = force_custom_plan`);
-  const rows = await ctx.db.execute<{ id: string; type: string; object_id: string; status: string | null }>(sql`
-    with scanned as materialized (
-      select e.id, e.type, e.object_id from events e
-      where e.partner_id = ${w.partnerId} and e.environment = ${w.environment}
-        and ${inWindow(ctx, w)}
-        and e.type = ${anyOf(w.types)} ${after ? sql`and e.id > ${after}` : sql``}
-      order by e.id limit ${SCAN})
-    select s.id, s.type, s.object_id,
-      (select d.status from webhook_deliveries d where d.event_id = s.id and d.subscription_id = ${w.subscriptionId}) as status
-    from scanned s order by s.id`);
+  const rows = await ctx.db.execute<{ id: string; type: string; object_id: string; status: string | null }>(scanStatement(ctx, w, after));
   const audience = { id: w.subscriptionId, eventFilters: w.types };
   const events: ScannedPage['events'] = [];
   let readTo = after;

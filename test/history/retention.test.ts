@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { ulid } from 'ulid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobContext } from '@/jobs/definition';
@@ -5,6 +6,7 @@ import type { Ctx } from '@/server/context';
 import { makeWeek, makeWeeksAhead, WEEKS_AHEAD } from '@/server/history/partitions';
 import { retireHistory } from '@/server/history/retain';
 import { idFloor } from '@/server/ids';
+import { scanStatement } from '@/server/replays/select';
 import { call } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -173,6 +175,28 @@ describe('retention by partition', () => {
     expect(
       scanned(await plan(`select id from webhook_deliveries where event_id = '${id}' and subscription_id = 'x'`), 'webhook_deliveries'),
     ).toEqual([`webhook_deliveries_w${week}`]);
+  });
+});
+
+describe("a replay page's probe of its deliveries", () => {
+  it('reads the (event, subscription) index, even for a subscription the statistics have never seen', async () => {
+    const who = await createTestPartner(svc);
+    const [seen, fresh] = [await subscriptionOf(who), await subscriptionOf(who)];
+    // Another subscription's deliveries, then statistics with none of the replayed one's: what a replay's pages meet.
+    const at = Date.now() - DAY;
+    await svc.rt.sql`insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, created_at, updated_at)
+      select 'dlv_' || g, left(${ulid(at)}, 10) || lpad(g::text, 16, '0'), ${seen}, 'order.created', 'succeeded', 1, now(), now()
+      from generate_series(1, 5000) g`;
+    await svc.rt.sql`analyze webhook_deliveries`;
+    const window = { partnerId: who.partnerId, environment: 'sandbox' as const, subscriptionId: fresh, since: new Date(at - DAY) };
+    const statement = scanStatement(ctx, { ...window, until: new Date(), types: ['order.created'], only: 'missing' }, null);
+    const plan = await svc.rt.db.transaction(async (tx) => {
+      await tx.execute(sql`set local plan_cache_mode = force_custom_plan`);
+      return (await tx.execute<{ 'QUERY PLAN': string }>(sql`explain ${statement}`)).map((r) => r['QUERY PLAN']).join('\n');
+    });
+    // By the subscription's own index, each probe would read every delivery the replay had made so far.
+    expect(plan, plan).toMatch(/webhook_deliveries_\w+_event_id_subscription_id_idx/);
+    expect(plan, plan).not.toMatch(/webhook_deliveries_\w+_subscription_id_id_idx/);
   });
 });
 
