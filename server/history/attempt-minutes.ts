@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Ctx } from '../context';
+import { attemptIdFloor } from '../ids';
 
 // How the console's aggregates read attempts (issue 29): closed minutes from the rollup (webhook_attempt_minutes), and
 // from webhook_attempts only what the rollup does not hold. A window starting at `since` is, exactly:
@@ -72,10 +73,14 @@ export interface MinuteScope {
 /**
  * The minute rows (MINUTE_COLUMNS; a subscription and minute may come in up to three rows: rollup, head and tail) of
  * each scope's subscription, counting exactly its attempts started at or after its `since`. Scopes sharing a `since`
- * share one read of the head. A subquery: select from it and sum.
+ * share one read of the head. A subquery: select from it and sum, within a statement made by readCounted, which gives
+ * `seen`. Every read is by index, per scope or per attempt (lateral, `offset 0` so the planner keeps it so: flattened
+ * into joins, it hashed the whole rollup and every week of deliveries, 250 ms at 200,000 attempts).
  */
-export function attemptMinutes(scopes: readonly MinuteScope[], { durations = true }: { durations?: boolean } = {}): SQL {
+export function attemptMinutes(scopes: readonly MinuteScope[], seen: string, { durations = true }: { durations?: boolean } = {}): SQL {
   const json = JSON.stringify(scopes.map((s) => ({ id: s.subscriptionId, since: s.since.toISOString() })));
+  const earliest = new Date(Math.min(...scopes.map((s) => s.since.getTime())));
+  const floor = attemptIdFloor(earliest);
   return sql`(
     with scope as materialized (
       select x.id, x.since, ${minuteOf(sql`x.since`)} as head,
@@ -83,26 +88,52 @@ export function attemptMinutes(scopes: readonly MinuteScope[], { durations = tru
       from jsonb_to_recordset(${json}::jsonb) as x(id text, since timestamptz)
     ), starts as materialized (
       select since, head, rolled_from,
-        (select max(m.last_attempt_id) from webhook_attempt_minutes m
-          where m.minute = g.head and m.subscription_id in (select s.id from scope s where s.since = g.since)) as top
+        (select max(m.last_attempt_id) from scope s2 cross join lateral (
+          select m.last_attempt_id from webhook_attempt_minutes m where m.subscription_id = s2.id and m.minute = g.head offset 0) m
+          where s2.since = g.since) as top
       from (select distinct since, head, rolled_from from scope) g
       where rolled_from > since
     ), raw as (
       select t.since as head_of, a.* from starts t cross join lateral (
         select a.id, a.delivery_id, a.started_at, a.duration_ms, a.response_status, a.error_kind from webhook_attempts a
-        where a.id >= pdp_id_floor(t.since - interval '1 minute') and a.id <= t.top and a.started_at >= t.since and a.started_at < t.rolled_from
+        where a.id >= ${floor} and a.id >= pdp_id_floor(t.since - interval '1 minute') and a.id <= t.top
+          and a.started_at >= t.since and a.started_at < t.rolled_from
+        offset 0
       ) a
       union all
       select null, a.id, a.delivery_id, a.started_at, a.duration_ms, a.response_status, a.error_kind from webhook_attempts a
-      where a.id >= (select greatest(r.attempt_id, pdp_id_floor((select min(since) from scope) - interval '1 minute')) from webhook_attempt_rollup r)
-        and a.started_at >= (select min(since) from scope)
+      where a.id >= ${seen > floor ? seen : floor} and a.id >= (select r.attempt_id from webhook_attempt_rollup r)
+        and a.started_at >= ${earliest.toISOString()}::timestamptz
     )
-    select ${MINUTE_COLUMNS} from webhook_attempt_minutes m join scope s on m.subscription_id = s.id and m.minute >= s.rolled_from
+    select ${MINUTE_COLUMNS} from scope s cross join lateral (
+      select * from webhook_attempt_minutes m where m.subscription_id = s.id and m.minute >= s.rolled_from offset 0) m
     union all
     select ${MINUTE_COLUMNS} from (${(durations ? minuteRowsFrom : minuteCountsFrom)(sql`
-      from raw a join webhook_deliveries d on d.id = a.delivery_id
+      from raw a cross join lateral (select d.subscription_id from webhook_deliveries d where d.id = a.delivery_id offset 0) d
         join scope s on s.id = d.subscription_id and a.started_at >= s.since and (a.head_of is null or a.head_of = s.since)`)}) counted
   )`;
+}
+
+/** The rollup's watermark as a statement reads it, beside what it answers: readCounted checks it against `seen`. */
+export const ROLLUP_MARK = sql`(select attempt_id from webhook_attempt_rollup)`;
+
+/**
+ * Runs a statement over attemptMinutes or outcomesPerMinute, whose answer's one row carries ROLLUP_MARK as `mark`.
+ * The watermark is read first so the statement can name it as a literal: the planner then reads the tail by a range
+ * of the primary key in the current week (given only the statement's own read of the watermark it estimated a third
+ * of every week and read them all). The statement still counts from the watermark it reads itself (its snapshot's),
+ * which is never below the one read first, except when the reads were sent to a lagging replica and the primary in
+ * turn (db/read-route.ts routes each statement): then it runs again with the lower one.
+ */
+export async function readCounted<T extends object>(ctx: Ctx, statement: (seen: string) => SQL): Promise<T> {
+  const [first] = await ctx.read.execute<{ attempt_id: string }>(sql`select attempt_id from webhook_attempt_rollup`);
+  let seen = first?.attempt_id ?? '';
+  for (let tries = 0; ; tries++) {
+    const [row] = await ctx.read.execute<T & { mark: string }>(statement(seen));
+    if (!row) throw new Error('a rollup statement answered no row');
+    if (row.mark >= seen) return row as unknown as T;
+    seen = tries < 2 ? row.mark : '';
+  }
 }
 
 export interface AttemptCount {
@@ -113,36 +144,45 @@ export interface AttemptCount {
 /** Each scope's attempts started at or after its `since`, and how many succeeded, by subscription (absent: none). */
 export async function countsSince(ctx: Ctx, scopes: readonly MinuteScope[]): Promise<Map<string, AttemptCount>> {
   if (scopes.length === 0) return new Map();
-  const rows = await ctx.read.execute<{ subscription_id: string; attempts: number; succeeded: number }>(sql`
-    select subscription_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded
-    from ${attemptMinutes(scopes, { durations: false })} m group by subscription_id`);
-  return new Map(rows.map((r) => [r.subscription_id, { attempts: r.attempts, succeeded: r.succeeded }]));
+  const { counts } = await readCounted<{ counts: { subscription_id: string; attempts: number; succeeded: number }[] }>(
+    ctx,
+    (seen) => sql`
+      select ${ROLLUP_MARK} as mark, coalesce(json_agg(c), '[]') as counts from (
+        select subscription_id, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded
+        from ${attemptMinutes(scopes, seen, { durations: false })} m group by subscription_id) c`,
+  );
+  return new Map(counts.map((r) => [r.subscription_id, { attempts: r.attempts, succeeded: r.succeeded }]));
 }
 
 /**
  * Every subscription's attempts started at or after `since`, succeeded and failed per minute (the overview): the
  * rollup's rows summed by minute, and the head and tail counted straight from webhook_attempts.
  */
-export function outcomesPerMinute(since: Date): SQL {
+export async function outcomesPerMinute(ctx: Ctx, since: Date): Promise<{ minute: string; succeeded: number; failed: number }[]> {
   const at = since.toISOString();
-  const head = sql`${minuteOf(sql`${at}::timestamptz`)}`;
-  const rolledFrom = sql`${minuteOf(sql`${at}::timestamptz + interval '1 minute' - interval '1 microsecond'`)}`;
-  return sql`
-    select minute, sum(succeeded)::int as succeeded, sum(failed)::int as failed from (
-      select minute, sum(succeeded) as succeeded, sum(attempts - succeeded) as failed
-      from webhook_attempt_minutes where minute >= ${rolledFrom} group by minute
-      union all
-      select ${minuteOf(sql`a.started_at`)}, count(*) filter (where a.error_kind is null), count(*) filter (where a.error_kind is not null)
-      from webhook_attempts a
-      where a.id >= pdp_id_floor(${at}::timestamptz - interval '1 minute')
-        and a.id <= (select max(last_attempt_id) from webhook_attempt_minutes where minute = ${head})
-        and a.started_at >= ${at}::timestamptz and a.started_at < ${rolledFrom}
-      group by 1
-      union all
-      select ${minuteOf(sql`a.started_at`)}, count(*) filter (where a.error_kind is null), count(*) filter (where a.error_kind is not null)
-      from webhook_attempts a
-      where a.id >= (select greatest(attempt_id, pdp_id_floor(${at}::timestamptz - interval '1 minute')) from webhook_attempt_rollup)
-        and a.started_at >= ${at}::timestamptz
-      group by 1
-    ) x group by minute order by minute`;
+  const floor = attemptIdFloor(since);
+  const head = minuteOf(sql`${at}::timestamptz`);
+  const rolledFrom = minuteOf(sql`${at}::timestamptz + interval '1 minute' - interval '1 microsecond'`);
+  const { minutes } = await readCounted<{ minutes: { minute: string; succeeded: number; failed: number }[] }>(
+    ctx,
+    (seen) => sql`
+      select ${ROLLUP_MARK} as mark, coalesce(json_agg(m order by m.minute), '[]') as minutes from (
+        select minute, sum(succeeded)::int as succeeded, sum(failed)::int as failed from (
+          select minute, sum(succeeded) as succeeded, sum(attempts - succeeded) as failed
+          from webhook_attempt_minutes where minute >= ${rolledFrom} group by minute
+          union all
+          select ${minuteOf(sql`a.started_at`)}, count(*) filter (where a.error_kind is null), count(*) filter (where a.error_kind is not null)
+          from webhook_attempts a
+          where a.id >= ${floor} and a.id <= (select max(last_attempt_id) from webhook_attempt_minutes where minute = ${head})
+            and a.started_at >= ${at}::timestamptz and a.started_at < ${rolledFrom}
+          group by 1
+          union all
+          select ${minuteOf(sql`a.started_at`)}, count(*) filter (where a.error_kind is null), count(*) filter (where a.error_kind is not null)
+          from webhook_attempts a
+          where a.id >= ${seen > floor ? seen : floor} and a.id >= (select attempt_id from webhook_attempt_rollup)
+            and a.started_at >= ${at}::timestamptz
+          group by 1
+        ) x group by minute) m`,
+  );
+  return minutes;
 }

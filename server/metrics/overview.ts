@@ -56,7 +56,7 @@ export async function overview({ ctx, input }: { ctx: Ctx<OperatorActor>; input:
   const since = new Date(Date.now() - windowMinutes * 60_000);
   // Closed minutes from the rollup, the rest from webhook_attempts (server/history/attempt-minutes.ts): flat in the
   // history's size (it read every attempt of the day: p50 691 ms at 10,000,000 attempts, issue 29).
-  const perMinute = await ctx.read.execute<{ minute: string; succeeded: number; failed: number }>(outcomesPerMinute(since));
+  const perMinute = await outcomesPerMinute(ctx, since);
   // The pending deliveries through webhook_deliveries_pending_idx (pending rows only, in every week), not a read
   // of the table. Due includes attempts in flight: a first attempt has no next_attempt_at.
   const [queue] = await ctx.read.execute<{ pending: number; due: number; oldest: number | null }>(sql`

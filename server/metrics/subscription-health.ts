@@ -4,7 +4,7 @@ import type { Ctx, OperatorActor } from '../context';
 import { NotFoundError, ValidationError } from '../errors';
 import { summariseSubscription, type SubscriptionSummary } from '../webhooks/subscription-summary';
 import type { StatusClass } from '../webhooks/search-deliveries';
-import { attemptMinutes, countsSince } from '../history/attempt-minutes';
+import { attemptMinutes, countsSince, readCounted, ROLLUP_MARK } from '../history/attempt-minutes';
 import { histogramPercentile } from '../history/duration-histogram';
 
 export interface HealthBucket {
@@ -80,28 +80,31 @@ export async function subscriptionHealth({
   // One statement, so the buckets, their durations and the status classes are counted from one snapshot. Closed
   // minutes come from the rollup, the rest from webhook_attempts (server/history/attempt-minutes.ts): flat in the
   // history's size, where reading the week's attempts took ~5 s at 10,000,000 attempts (issue 29).
-  const [counted] = await ctx.read.execute<{
+  const counted = await readCounted<{
     buckets: { start: string; attempts: number; succeeded: number }[];
     histogram: { start: string; bin: number; n: number }[];
     classes: Record<'none' | '2xx' | '3xx' | '4xx' | '5xx', number | null>;
-  }>(sql`
-    with minutes as materialized (select * from ${attemptMinutes([{ subscriptionId: id, since }])} r),
+  }>(
+    ctx,
+    (seen) => sql`
+    with minutes as materialized (select * from ${attemptMinutes([{ subscriptionId: id, since }], seen)} r),
     binned as (
       select date_bin(${`${bucketMinutes} minutes`}::interval, minute, ${origin.toISOString()}::timestamptz) as start, * from minutes
     )
-    select
+    select ${ROLLUP_MARK} as mark,
       (select coalesce(json_agg(b order by b.start), '[]') from (
         select start, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded from binned group by start) b) as buckets,
       (select coalesce(json_agg(h), '[]') from (
         select start, bin, sum(n)::int as n from binned, unnest(duration_bins, duration_counts) as u(bin, n) group by start, bin) h) as histogram,
       (select json_build_object('none', sum(status_none), '2xx', sum(status_2xx), '3xx', sum(status_3xx), '4xx', sum(status_4xx),
-        '5xx', sum(status_5xx)) from minutes) as classes`);
+        '5xx', sum(status_5xx)) from minutes) as classes`,
+  );
   const histograms = new Map<number, { bin: number; count: number }[]>();
-  for (const h of counted!.histogram) {
+  for (const h of counted.histogram) {
     const key = date(h.start).getTime();
     histograms.set(key, [...(histograms.get(key) ?? []), { bin: h.bin, count: h.n }]);
   }
-  const buckets = counted!.buckets.map((b) => {
+  const buckets = counted.buckets.map((b) => {
     const histogram = histograms.get(date(b.start).getTime()) ?? [];
     const p50 = histogramPercentile(histogram, 0.5);
     const p95 = histogramPercentile(histogram, 0.95);
@@ -113,9 +116,9 @@ export async function subscriptionHealth({
       p95DurationMs: p95 === null ? null : Math.round(p95),
     };
   });
-  const statusClasses = STATUS_CLASSES.filter((c) => (counted!.classes[c] ?? 0) > 0).map((c) => ({
+  const statusClasses = STATUS_CLASSES.filter((c) => (counted.classes[c] ?? 0) > 0).map((c) => ({
     statusClass: c,
-    attempts: counted!.classes[c]!,
+    attempts: counted.classes[c]!,
   }));
 
   // Counted as the overview counts a failing endpoint's streak: every attempt since failing_since.

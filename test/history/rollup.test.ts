@@ -235,7 +235,7 @@ async function expectQueriesExact(): Promise<void> {
         succeeded: raw.succeeded,
       });
     }
-    const perMinute = await svc.rt.db.execute<{ minute: string; succeeded: number; failed: number }>(outcomesPerMinute(new Date(since)));
+    const perMinute = await outcomesPerMinute(ctx, new Date(since));
     const mine = rawSince(since).of;
     const expected = new Map<number, { succeeded: number; failed: number }>();
     for (const a of mine) {
