@@ -75,7 +75,10 @@ export interface MinuteScope {
  * each scope's subscription, counting exactly its attempts started at or after its `since`. Scopes sharing a `since`
  * share one read of the head. A subquery: select from it and sum, within a statement made by readCounted, which gives
  * `seen`. Every read is by index, per scope or per attempt (lateral, `offset 0` so the planner keeps it so: flattened
- * into joins, it hashed the whole rollup and every week of deliveries, 250 ms at 200,000 attempts).
+ * into joins, it hashed the whole rollup and every week of deliveries, 250 ms at 200,000 attempts). A scope's minutes
+ * are bounded as rows, (id, from) <= (subscription_id, minute) <= (id, infinity), which only the primary key serves: given the minute
+ * alone, the planner preferred the minute index (its rows lie in heap order) and read every subscription's minutes
+ * of the window for each scope (20 subscriptions, 24 h, 1,000,000 attempts: 460 ms against 20 ms).
  */
 export function attemptMinutes(scopes: readonly MinuteScope[], seen: string, { durations = true }: { durations?: boolean } = {}): SQL {
   const json = JSON.stringify(scopes.map((s) => ({ id: s.subscriptionId, since: s.since.toISOString() })));
@@ -106,7 +109,9 @@ export function attemptMinutes(scopes: readonly MinuteScope[], seen: string, { d
         and a.started_at >= ${earliest.toISOString()}::timestamptz
     )
     select ${MINUTE_COLUMNS} from scope s cross join lateral (
-      select * from webhook_attempt_minutes m where m.subscription_id = s.id and m.minute >= s.rolled_from offset 0) m
+      select * from webhook_attempt_minutes m
+      where (m.subscription_id, m.minute) >= (s.id, s.rolled_from) and (m.subscription_id, m.minute) <= (s.id, 'infinity')
+      offset 0) m
     union all
     select ${MINUTE_COLUMNS} from (${(durations ? minuteRowsFrom : minuteCountsFrom)(sql`
       from raw a cross join lateral (select d.subscription_id from webhook_deliveries d where d.id = a.delivery_id offset 0) d
