@@ -35,7 +35,8 @@ export const webhookAttemptMinutes = pgTable(
   (t) => [
     // A subscription's minutes over a window (health, success rates, a streak).
     primaryKey({ columns: [t.subscriptionId, t.minute] }),
-    // Every subscription's minutes over a window (the overview), and retention's delete of old minutes.
+    // Every subscription's minutes over a window (the overview), and retention's delete of old minutes. The migration
+    // adds INCLUDE (attempts, succeeded), which drizzle-kit cannot say: the overview reads the index alone.
     index('webhook_attempt_minutes_minute_idx').on(t.minute),
   ],
 );
