@@ -3,7 +3,7 @@ import type { Deps } from '@/server/context';
 import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
 import type { JobDefinition } from './definition';
 import { sendMailJob } from './mail';
-import { purgeExpiredJob } from './maintenance';
+import { purgeExpiredJob, rollupAttemptsJob } from './maintenance';
 import { noticesJob } from './notices';
 import { replayPageJob } from './replays';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
@@ -18,6 +18,7 @@ export const jobDefinitions: readonly JobDefinition[] = [
   scenarioStepJob,
   sandboxTimeoutJob,
   purgeExpiredJob,
+  rollupAttemptsJob,
   sendMailJob,
   noticesJob,
 ] as JobDefinition[];

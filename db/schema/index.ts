@@ -16,3 +16,4 @@ export * from './onboarding';
 export * from './request-failures';
 export * from './notices';
 export * from './api-versions';
+export * from './attempt-minutes';

@@ -46,6 +46,9 @@ export const SANDBOX_TIMEOUT_SWEEP = queue('sandbox.timeout-sweep', z.object({})
 /** Scheduled: deletes expired idempotency keys and events past their retention. */
 export const PURGE_EXPIRED = queue('maintenance.purge-expired', z.object({}).passthrough());
 
+/** Scheduled every minute: counts the attempts recorded since into the per-minute rollup (server/history/rollup.ts). */
+export const ROLLUP_ATTEMPTS = queue('maintenance.rollup-attempts', z.object({}).passthrough());
+
 /**
  * The failure notices (server/notices/): with a subscription id, that subscription's (a failure or a
  * success just moved its streak); scheduled without one every minute, every subscription in a streak.

@@ -1,7 +1,5 @@
-import { and, count, eq, gte, inArray, isNull, sql } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Ctx } from '../context';
-import { attemptIdFloor } from '../ids';
+import { countsSince } from '../history/attempt-minutes';
 
 export interface SuccessRate {
   /** Attempts started in the window (scheduled, manual and replayed alike). */
@@ -14,8 +12,8 @@ export interface SuccessRate {
 
 /**
  * How the attempts of each subscription fared over the last `hours`, for several subscriptions in
- * one query. Deliveries are narrowed by last_attempt_at first: a delivery last tried before the
- * window has no attempt in it.
+ * one query: closed minutes from the rollup, the rest from webhook_attempts (server/history/attempt-minutes.ts).
+ * Reading the attempts of the window instead took 2.2 s for a page of partners at 10,000,000 attempts (issue 29).
  */
 export async function webhookSuccessRates({
   ctx,
@@ -25,28 +23,11 @@ export async function webhookSuccessRates({
   input: { subscriptionIds: readonly string[]; hours: number };
 }): Promise<Map<string, SuccessRate>> {
   const since = new Date(Date.now() - input.hours * 3600_000);
-  const rows = input.subscriptionIds.length
-    ? await ctx.read
-        .select({
-          subscriptionId: webhookDeliveries.subscriptionId,
-          attempts: count(),
-          succeeded: sql<number>`(count(*) filter (where ${isNull(webhookAttempts.errorKind)}))::int`,
-        })
-        .from(webhookDeliveries)
-        .innerJoin(webhookAttempts, eq(webhookAttempts.deliveryId, webhookDeliveries.id))
-        .where(
-          and(
-            inArray(webhookDeliveries.subscriptionId, [...input.subscriptionIds]),
-            gte(webhookDeliveries.lastAttemptAt, since),
-            gte(webhookAttempts.startedAt, since),
-            // Prunes the attempt partitions older than the window (ids are made when an attempt is recorded).
-            gte(webhookAttempts.id, attemptIdFloor(since)),
-          ),
-        )
-        .groupBy(webhookDeliveries.subscriptionId)
-    : [];
+  const counts = await countsSince(
+    ctx,
+    [...new Set(input.subscriptionIds)].map((subscriptionId) => ({ subscriptionId, since })),
+  );
   const rates = new Map<string, SuccessRate>(input.subscriptionIds.map((id) => [id, { attempts: 0, succeeded: 0, ratio: null, since }]));
-  for (const r of rows)
-    rates.set(r.subscriptionId, { attempts: r.attempts, succeeded: r.succeeded, ratio: r.succeeded / r.attempts, since });
+  for (const [id, c] of counts) rates.set(id, { attempts: c.attempts, succeeded: c.succeeded, ratio: c.succeeded / c.attempts, since });
   return rates;
 }

@@ -215,11 +215,12 @@ describe('partners queries', () => {
     const queriesFor = async (first: number) => {
       let selects = 0;
       const operator = contextFor(svc.rt, { kind: 'operator', operatorId: support.id, role: 'support' }, 'req_test');
-      // Counts the statements the verbs start: every read begins with db.select().
+      // Counts the statements the verbs start: every read begins with db.select(), or db.execute() for SQL written
+      // out (the success rates, over the attempts rollup).
       const db = new Proxy(operator.db, {
         get(target, key, receiver) {
           const value: unknown = Reflect.get(target, key, receiver);
-          if (key !== 'select' || typeof value !== 'function') return value;
+          if ((key !== 'select' && key !== 'execute') || typeof value !== 'function') return value;
           return (...args: unknown[]) => {
             selects++;
             return value.apply(target, args);
@@ -248,8 +249,9 @@ describe('partners queries', () => {
     };
     const few = await queriesFor(2);
     expect(await queriesFor(6)).toBe(few);
-    // partners; credentials, allowlist and subscriptions (a ranked subquery and its outer select each); success rates.
-    expect(few).toBe(8);
+    // partners; credentials, allowlist and subscriptions (a ranked subquery and its outer select each); success rates
+    // (the rollup's watermark, then the counts: server/history/attempt-minutes.ts readCounted).
+    expect(few).toBe(9);
   });
 });
 

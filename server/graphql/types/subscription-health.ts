@@ -5,7 +5,7 @@ import { WebhookSubscription } from './partner';
 
 @ObjectType('SubscriptionHealthBucket', { description: 'Attempts that started in one interval of the window.' })
 export class SubscriptionHealthBucket {
-  @Field(() => Date, { description: 'The interval starts here and lasts bucketMinutes.' })
+  @Field(() => Date, { description: 'The interval starts here (a whole minute) and lasts bucketMinutes.' })
   start!: Date;
 
   @Field(() => Int)
@@ -14,10 +14,13 @@ export class SubscriptionHealthBucket {
   @Field(() => Int)
   succeeded!: number;
 
-  @Field(() => Int, { nullable: true, description: 'Median attempt duration.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: "Median attempt duration, read from the rollup's duration bins (spaced by 2^(1/8)): within 4.4 % of the exact median.",
+  })
   p50DurationMs!: number | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: '95th percentile of the attempt durations, within 4.4 % as p50DurationMs.' })
   p95DurationMs!: number | null;
 }
 

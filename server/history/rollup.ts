@@ -1,0 +1,141 @@
+import { sql } from 'drizzle-orm';
+import { decodeTime } from 'ulid';
+import { withTransaction, type Ctx } from '../context';
+import { idFloor } from '../ids';
+import { minuteRowsFrom } from './attempt-minutes';
+import { weekPartitions } from './partitions';
+
+/**
+ * How far behind the clock the watermark stays. An attempt's id is made just before the statement that records it is
+ * sent (server/delivery/record-outcomes.ts), so an id can reach the database, and commit, a little after the moment it
+ * names: the pool's wait for a connection, the statement, a worker's clock a little off the database's. A pass that
+ * moved the watermark past an id not yet committed would never count that attempt (the next pass starts above it), so
+ * the watermark stops this far before now, and further back while a transaction of this database has been open longer
+ * than this (see rollUpAttempts). Its price: the queries read up to this much plus a pass's interval of recent attempts
+ * from webhook_attempts (the "tail"), which costs with the rate of attempts, never with the history's size.
+ */
+export const ROLLUP_MARGIN_MS = 60_000;
+
+/**
+ * Attempts counted per transaction: a catch-up over a long history holds no lock and no snapshot for long. Each
+ * attempt's delivery is looked up by id (laterally, `offset 0` so the planner keeps it so): joined, it hashed every
+ * week of deliveries for each chunk, so a catch-up cost chunks times deliveries (1,000,000 attempts: 83 s).
+ */
+const CHUNK = 50_000;
+
+/**
+ * An id above every event of the attempts below `end`: an event is made before its deliveries' attempts (an hour's
+ * slack for the clocks of several processes). Given as a literal, it leaves the weeks of deliveries after the chunk
+ * out of the plan: a catch-up over old attempts probes only the weeks up to theirs.
+ */
+function eventsBefore(end: string): string {
+  try {
+    return idFloor(new Date(decodeTime(end) + 3_600_000));
+  } catch {
+    // Not a ULID (rows written by hand): no bound ('~' sorts after every id character).
+    return '~';
+  }
+}
+
+export interface RollupPass {
+  /** Attempts counted by this pass. */
+  attempts: number;
+  /** Transactions it took (a chunk each). */
+  chunks: number;
+  /** The watermark it left: every attempt with a lower id is counted. */
+  watermark: string;
+  /** Whether it reached the margin; false when it stopped on its time budget (a catch-up: the next pass goes on). */
+  caughtUp: boolean;
+}
+
+/**
+ * The rollup pass (the maintenance job's, every minute): counts the attempts recorded since the last pass into
+ * webhook_attempt_minutes, per subscription and minute they started in. Its effects, in one transaction per chunk of
+ * CHUNK attempts by id:
+ *
+ * - the watermark row (webhook_attempt_rollup) is locked, so a second pass (another worker, a re-run) waits for this
+ *   one and then starts where it ended: no attempt is counted twice;
+ * - the attempts with an id from the watermark up to the new one are summed into their minutes' rows, added to a row
+ *   already there (an attempt recorded after its minute was counted: a retry that ended late, a slow worker);
+ * - the watermark moves to the new id, which is never later than ROLLUP_MARGIN_MS before now, nor than that before the
+ *   start of the oldest transaction open in this database (one that may be about to insert an attempt).
+ *
+ * Stops at the margin, or at the first chunk boundary after `budgetMs` (a catch-up continues at the next pass).
+ */
+export async function rollUpAttempts({ ctx, input = {} }: { ctx: Ctx; input?: { now?: Date; budgetMs?: number } }): Promise<RollupPass> {
+  const started = Date.now();
+  const budgetMs = input.budgetMs ?? Number.POSITIVE_INFINITY;
+  const pass: RollupPass = { attempts: 0, chunks: 0, watermark: '', caughtUp: false };
+  for (;;) {
+    const chunk = await withTransaction(ctx, async (tx) => {
+      const [mark] = await tx.db.execute<{ attempt_id: string }>(sql`select attempt_id from webhook_attempt_rollup for update`);
+      if (!mark) throw new Error('webhook_attempt_rollup has no row: migration 0017 inserts it');
+      const now = input.now ? sql`${input.now.toISOString()}::timestamptz` : sql`clock_timestamp()`;
+      const [bound] = await tx.db.execute<{ target: string; chunk_end: string | null }>(sql`
+        with target as (
+          select pdp_id_floor(least(${now}, coalesce(min(xact_start), 'infinity'::timestamptz)) - ${`${ROLLUP_MARGIN_MS} milliseconds`}::interval) as id
+          from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'
+            and xact_start is not null and state <> 'idle'
+        )
+        select t.id as target,
+          (select a.id from webhook_attempts a where a.id >= ${mark.attempt_id} and a.id < t.id order by a.id offset ${CHUNK} limit 1) as chunk_end
+        from target t`);
+      const target = bound!.target;
+      if (target <= mark.attempt_id) return { counted: 0, watermark: mark.attempt_id, done: true };
+      const end = bound!.chunk_end ?? target;
+      const [counted] = await tx.db.execute<{ attempts: number }>(sql`
+        with counted as (${minuteRowsFrom(sql`from webhook_attempts a
+          cross join lateral (select d.subscription_id from webhook_deliveries d
+            where d.id = a.delivery_id and d.event_id < ${eventsBefore(end)} offset 0) d
+          where a.id >= ${mark.attempt_id} and a.id < ${end}`)}
+        ), added as (
+        insert into webhook_attempt_minutes (subscription_id, minute, attempts, succeeded, status_none, status_2xx, status_3xx,
+          status_4xx, status_5xx, duration_bins, duration_counts, last_attempt_id)
+        select * from counted
+        on conflict (subscription_id, minute) do update set
+          attempts = webhook_attempt_minutes.attempts + excluded.attempts,
+          succeeded = webhook_attempt_minutes.succeeded + excluded.succeeded,
+          status_none = webhook_attempt_minutes.status_none + excluded.status_none,
+          status_2xx = webhook_attempt_minutes.status_2xx + excluded.status_2xx,
+          status_3xx = webhook_attempt_minutes.status_3xx + excluded.status_3xx,
+          status_4xx = webhook_attempt_minutes.status_4xx + excluded.status_4xx,
+          status_5xx = webhook_attempt_minutes.status_5xx + excluded.status_5xx,
+          (duration_bins, duration_counts) = (
+            select array_agg(bin order by bin), array_agg(n order by bin)::int[] from (
+              select bin, sum(n) as n from (
+                select * from unnest(webhook_attempt_minutes.duration_bins, webhook_attempt_minutes.duration_counts)
+                union all select * from unnest(excluded.duration_bins, excluded.duration_counts)
+              ) both_rows (bin, n) group by bin
+            ) merged),
+          last_attempt_id = greatest(webhook_attempt_minutes.last_attempt_id, excluded.last_attempt_id)
+        )
+        select coalesce(sum(attempts), 0)::int as attempts from counted`);
+      await tx.db.execute(sql`update webhook_attempt_rollup set attempt_id = ${end}, rolled_up_at = now()`);
+      return { counted: counted?.attempts ?? 0, watermark: end, done: end === target };
+    });
+    pass.attempts += chunk.counted;
+    pass.watermark = chunk.watermark;
+    if (chunk.counted > 0 || !chunk.done) pass.chunks++;
+    if (chunk.done) {
+      pass.caughtUp = true;
+      return pass;
+    }
+    if (Date.now() - started >= budgetMs) return pass;
+  }
+}
+
+/**
+ * The rollup's retention follows the attempts': the minutes before the oldest week of webhook_attempts still held
+ * (server/history/retain.ts drops weeks past EVENT_RETENTION_DAYS) are deleted, in the same maintenance run that dropped
+ * the week: the subscriptions times the minutes they had attempts in, tens of thousands of rows a week where the week
+ * of attempts held millions. Answers the rows deleted.
+ */
+export async function retireAttemptMinutes({ ctx }: { ctx: Ctx }): Promise<number> {
+  const [oldest] = await weekPartitions(ctx, 'webhook_attempts');
+  if (!oldest) return 0;
+  const deleted = await ctx.db.execute(
+    sql`delete from webhook_attempt_minutes where minute < ${oldest.start.toISOString()}::timestamptz returning 1`,
+  );
+  return deleted.length;
+}
