@@ -190,7 +190,9 @@ export async function profileRequests(ctx: BenchContext, partner: BenchPartner, 
       failures.push(`${what.title} --profile / ${side.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const file = largestProfile(sideDir);
     if (!file) {
-      failures.push(`${what.title} --profile / ${side.label}: no .cpuprofile written in ${sideDir}; its stderr's end:\n${child.stderr().slice(-2000)}`);
+      failures.push(
+        `${what.title} --profile / ${side.label}: no .cpuprofile written in ${sideDir}; its stderr's end:\n${child.stderr().slice(-2000)}`,
+      );
       continue;
     }
     const b = analyseProfile(
