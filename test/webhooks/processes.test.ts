@@ -112,7 +112,13 @@ describe('a receiver outage of a few seconds', () => {
         { timeoutMs: 30_000, intervalMs: 100 },
       );
       expect(all).toBe(true);
-      const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
+      // The receiver has a request before its sender recorded the answer: read the log once every record is in
+      // (a fresh clone's npm test read it between the two and found a delivery still pending).
+      const list = await waitFor(
+        'every delivery recorded as succeeded',
+        () => call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner),
+        { until: (l) => l.body.data.every((d: { status: string }) => d.status === 'succeeded'), timeoutMs: 15_000, intervalMs: 100 },
+      );
       const failedFirst = list.body.data.filter(
         (d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection',
       );
