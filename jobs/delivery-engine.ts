@@ -258,7 +258,7 @@ export class DeliveryEngine {
         i++;
         continue;
       }
-      if (performance.now() - (this.leases.get(attempt.id) ?? -Infinity) > this.claimMs * LATE_SHARE_OF_CLAIM) {
+      if (!this.claimConfirmed(attempt.id)) {
         void this.renew();
         break;
       }
@@ -270,6 +270,34 @@ export class DeliveryEngine {
     this.running.set(subscriptionId, running);
     if (replaying > 0) this.replaying.set(subscriptionId, replaying);
     if (queue.length === 0) this.waiting.delete(subscriptionId);
+  }
+
+  /**
+   * Whether an attempt may go on the wire: its claim was made or renewed within half a claim. Older, the process
+   * stalled, and another worker may have taken the attempt over and be sending it; a renewal says which. Asked
+   * before an attempt starts and again as its request is about to be written (http-client.ts `mayWrite`).
+   */
+  private claimConfirmed(id: string): boolean {
+    return performance.now() - (this.leases.get(id) ?? -Infinity) <= this.claimMs * LATE_SHARE_OF_CLAIM;
+  }
+
+  /**
+   * An attempt whose request was not written (its claim unconfirmed as it was about to go out): it waits at the
+   * head of its queue for the renewal, which sends it if the claim is still this worker's and drops it if not.
+   */
+  private withhold(attempt: ClaimedAttempt): void {
+    if (this.stopping) {
+      // stop() gave the waiting ones back already; this one goes the same way.
+      void releaseClaims(this.ctx, this.holder, [attempt.id])
+        .catch((err: unknown) => this.ctx.log.warn({ err }, 'could not return a withheld webhook attempt; its claim will lapse'))
+        .finally(() => {
+          this.forget(attempt.id, attempt.attempt);
+          if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
+        });
+      return;
+    }
+    this.waiting.set(attempt.subscription_id, [attempt, ...(this.waiting.get(attempt.subscription_id) ?? [])]);
+    void this.renew();
   }
 
   /** How many of a subscription's attempts may wait here (MIN_WAITING until its pace is known). */
@@ -294,20 +322,21 @@ export class DeliveryEngine {
   private async run(attempt: ClaimedAttempt): Promise<void> {
     this.inFlight++;
     this.sending.set(attempt.id, attempt);
-    const outcome = await attemptDelivery(this.ctx, attempt, this.client);
+    const outcome = await attemptDelivery(this.ctx, attempt, this.client, () => this.claimConfirmed(attempt.id));
     this.sending.delete(attempt.id);
     this.inFlight--;
-    this.pace.done();
-    this.subscriptionPace(attempt.subscription_id).done();
-    const answer = outcome.outcome;
-    if (answer?.kind === 'response' && answer.status >= 200 && answer.status < 300) {
-      this.subscriptionPace(attempt.subscription_id, this.deliveredPaceOf).done();
-    }
     decrement(this.running, attempt.subscription_id);
     if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {
       if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
       return;
+    }
+    if ('withheld' in outcome) return this.withhold(attempt);
+    this.pace.done();
+    this.subscriptionPace(attempt.subscription_id).done();
+    const answer = outcome.outcome;
+    if (answer?.kind === 'response' && answer.status >= 200 && answer.status < 300) {
+      this.subscriptionPace(attempt.subscription_id, this.deliveredPaceOf).done();
     }
     this.done.push(outcome);
     this.unrecorded.set(attempt.subscription_id, (this.unrecorded.get(attempt.subscription_id) ?? 0) + 1);

@@ -30,6 +30,9 @@ class BlockedAddressError extends Error {
 /** Passed to undici as the request's `opaque`: filled in when the request's headers go out on a socket. */
 class Sent {
   address?: string;
+  /** Set when `mayWrite` said no as the request was about to be written: nothing of it went out. */
+  withheld = false;
+  constructor(readonly mayWrite?: () => boolean) {}
 }
 
 // undici tells no caller which socket carried a request (keep-alive reuses them, so the DNS answer at
@@ -38,11 +41,29 @@ class Sent {
 // it, the address is simply not recorded (test/graphql/deliveries.test.ts checks that it is). The
 // symbol is looked up on each request, not cached: Node's own fetch publishes on the same channel with
 // its bundled undici, whose symbol is another one.
+//
+// The same message is the last moment before a request is written (undici publishes it, then writes the
+// headers and body): a request whose `mayWrite` now says no is aborted there and nothing goes out. A
+// worker frozen between starting an attempt and its write (a TLS handshake under way, say) past its
+// claims and its heartbeat woke and wrote it, while the worker that took the attempt over had sent it
+// too (test/webhooks/stall.test.ts, 1 run in 5).
 subscribe('undici:client:sendHeaders', (message) => {
-  const { request, socket } = message as { request: Record<symbol, { opaque?: unknown } | undefined>; socket: Socket };
+  const { request, socket } = message as {
+    request: Record<symbol, { opaque?: unknown; abort?: (reason: Error) => void } | undefined>;
+    socket: Socket;
+  };
   const key = Object.getOwnPropertySymbols(request).find((s) => s.description === 'handler');
-  const opaque = key ? request[key]?.opaque : undefined;
-  if (opaque instanceof Sent) opaque.address = socket.remoteAddress;
+  const handler = key ? request[key] : undefined;
+  const opaque = handler?.opaque;
+  if (!(opaque instanceof Sent)) return;
+  if (opaque.mayWrite && !opaque.mayWrite()) {
+    opaque.withheld = true;
+    const reason = new Error('withheld: the claim was not confirmed since the worker stalled');
+    if (handler!.abort) handler!.abort(reason);
+    else socket.destroy(reason);
+    return;
+  }
+  opaque.address = socket.remoteAddress;
 });
 
 /**
@@ -74,10 +95,19 @@ export function createWebhookClient(opts: Options) {
     connections: 64,
   });
 
-  async function post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome> {
+  /**
+   * `mayWrite`, asked as the request is about to be written: false withholds it (nothing is written) and
+   * answers `withheld`, for the caller to confirm its claim first.
+   */
+  async function post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    mayWrite?: () => boolean,
+  ): Promise<PostOutcome | { kind: 'withheld' }> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const sent = new Sent();
+    const sent = new Sent(mayWrite);
     const deadline = new Deadline(opts.timeoutMs);
     try {
       const res = await request(url, {
@@ -98,6 +128,7 @@ export function createWebhookClient(opts: Options) {
         address: sent.address,
       };
     } catch (error) {
+      if (sent.withheld) return { kind: 'withheld' };
       return { kind: 'error', errorKind: classify(error), message: describe(error), durationMs: elapsed(), address: sent.address };
     } finally {
       deadline.clear();

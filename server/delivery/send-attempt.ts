@@ -15,16 +15,28 @@ export interface AttemptOutcome {
   outcome?: PostOutcome;
 }
 
+/** Not written: `mayWrite` said no as the request was about to go out (the caller confirms its claim, then sends or drops it). */
+export interface Withheld {
+  claimed: ClaimedAttempt;
+  withheld: true;
+}
+
 /**
  * Signs and sends one claimed attempt. It never throws: whatever goes wrong on the way (a secret that
  * cannot be opened, a client that throws) is an outcome of kind `internal`, recorded and retried
  * like a failed request, so one broken delivery cannot take its neighbours down with it.
  */
-export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  ctx: Ctx,
+  claimed: ClaimedAttempt,
+  client: WebhookClient,
+  mayWrite?: () => boolean,
+): Promise<AttemptOutcome | Withheld> {
   const startedAt = new Date();
   if (!receivesDeliveries({ status: claimed.sub_status, deletedAt: claimed.deleted_at })) return { claimed, startedAt };
   try {
-    return { claimed, startedAt, outcome: await send(ctx, claimed, client, startedAt) };
+    const outcome = await send(ctx, claimed, client, startedAt, mayWrite);
+    return outcome.kind === 'withheld' ? { claimed, withheld: true } : { claimed, startedAt, outcome };
   } catch (error) {
     const message = `could not send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500);
     ctx.log.error(
@@ -35,7 +47,13 @@ export async function attemptDelivery(ctx: Ctx, claimed: ClaimedAttempt, client:
   }
 }
 
-async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, startedAt: Date): Promise<PostOutcome> {
+async function send(
+  ctx: Ctx,
+  claimed: ClaimedAttempt,
+  client: WebhookClient,
+  startedAt: Date,
+  mayWrite?: () => boolean,
+): Promise<PostOutcome | { kind: 'withheld' }> {
   // The body signed is the body sent, byte for byte, rendered when the attempt was claimed; `t` is this attempt's time.
   const body = claimed.body;
   const timestamp = Math.floor(startedAt.getTime() / 1000);
@@ -60,5 +78,5 @@ async function send(ctx: Ctx, claimed: ClaimedAttempt, client: WebhookClient, st
       durationMs: 0,
     };
   }
-  return client.post(claimed.url, headers, body);
+  return client.post(claimed.url, headers, body, mayWrite);
 }
