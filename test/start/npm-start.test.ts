@@ -206,19 +206,20 @@ describe('npm start without DATABASE_URL (console off)', () => {
     expect(status).toBe('201');
   }, 30_000);
 
-  it('stops on SIGTERM; the second start on the same DATA_DIR is faster, shows the same credentials and keeps the data', async () => {
+  it('stops on SIGTERM; the second start on the same DATA_DIR skips initialising, shows the same credentials and keeps the data', async () => {
     const stopped = await terminate(first);
     expect(stopped.code).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
 
     const second = await start(dataDir);
     console.log(
-      `[npm start] second start (same DATA_DIR) -> ready: ${second.readyMs.toFixed(0)} ms (console off); SIGTERM stop took ${stopped.ms.toFixed(0)} ms`,
+      `[npm start] second start (same DATA_DIR) -> ready: ${second.readyMs.toFixed(0)} ms (first: ${first.readyMs.toFixed(0)} ms; console off); SIGTERM stop took ${stopped.ms.toFixed(0)} ms`,
     );
     expect(second.output()).not.toMatch(/initialising/);
     expect(second.banner.clientId).toBe(first.banner.clientId);
     expect(second.banner.apiKey).toBe(first.banner.apiKey);
-    expect(second.readyMs).toBeLessThan(first.readyMs);
+    // Faster because it skips initdb and the first migrations (no "initialising" above): the times are printed, not
+    // compared, since a loaded machine made the second start slower once (9.9 s against 8.1 s).
     const got = await fetch(`${second.url}/partner/quotes/${quoteId}`, { headers: demoHeaders(second.banner) });
     expect(got.status).toBe(200);
     expect(((await got.json()) as { id: string }).id).toBe(quoteId);
