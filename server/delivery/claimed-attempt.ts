@@ -1,4 +1,4 @@
-import type { EventEnvelope, PreviousSecret } from '@/db/schema';
+import type { EventEnvelope, PreviousSecret, webhookSubscriptions } from '@/db/schema';
 import type { Environment } from '../context';
 import type { StoredEvent } from '../events/present';
 import { renderEventBody } from '../events/render';
@@ -44,6 +44,19 @@ export type ClaimedAttemptRow = Omit<ClaimedAttempt, 'deleted_at' | 'previous_se
   previous_attributes: Record<string, unknown> | string | null;
   due_at: string | Date | null;
 };
+
+/** What a claimed attempt carries of its subscription, from a subscription row in hand (fan-out, a replay's page). */
+export function subscriptionFields(s: typeof webhookSubscriptions.$inferSelect) {
+  return {
+    subscription_id: s.id,
+    url: s.url,
+    sub_status: s.status,
+    deleted_at: s.deletedAt,
+    environment: s.environment,
+    secret_sealed: s.secretSealed,
+    previous_secrets: s.previousSecrets,
+  };
+}
 
 export type BodyRenderer = (stored: StoredEvent, eventId: string, version: string) => string;
 

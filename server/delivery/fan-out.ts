@@ -3,7 +3,7 @@ import { events, webhookSubscriptions } from '@/db/schema';
 import { withTransaction, type Ctx } from '../context';
 import { isAudience } from '../events/catalog';
 import { newId } from '../ids';
-import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt } from './claimed-attempt';
+import { bodyRenderer, claimedAttemptOf, subscriptionFields, type ClaimedAttempt } from './claimed-attempt';
 import { receivesDeliveries } from './disabled';
 
 export interface FanOutResult {
@@ -89,16 +89,10 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
         claimedAttemptOf(
           {
             id: delivery.id,
-            subscription_id: s.id,
+            ...subscriptionFields(s),
             attempt: 1,
             trigger: 'scheduled',
             event_type: event.type,
-            url: s.url,
-            sub_status: s.status,
-            deleted_at: s.deletedAt,
-            environment: s.environment,
-            secret_sealed: s.secretSealed,
-            previous_secrets: s.previousSecrets,
             event_id: event.id,
             api_version: s.apiVersion,
             envelope: event.envelope,

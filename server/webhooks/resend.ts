@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { webhookSubscriptions } from '@/db/schema';
 import type { Ctx } from '../context';
-import { bodyRenderer, claimedAttemptOf, type ClaimedAttempt } from '../delivery/claimed-attempt';
+import { bodyRenderer, claimedAttemptOf, subscriptionFields, type ClaimedAttempt } from '../delivery/claimed-attempt';
 import { oldestRetainedId } from '../history/window';
 import { newId } from '../ids';
 import { enqueueMany } from '../outbox/enqueue';
@@ -81,17 +81,11 @@ export async function resendClaimed(
     claimedAttemptOf(
       {
         id: row.id,
-        subscription_id: s.id,
+        ...subscriptionFields(s),
         attempt: row.attempts,
         trigger: input.trigger,
         requested_by: input.requestedBy,
         event_type: typeOf.get(row.event_id)!,
-        url: s.url,
-        sub_status: s.status,
-        deleted_at: s.deletedAt,
-        environment: s.environment,
-        secret_sealed: s.secretSealed,
-        previous_secrets: s.previousSecrets,
         event_id: row.event_id,
         api_version: input.apiVersion,
         envelope: row.envelope,
