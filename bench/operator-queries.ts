@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRuntime } from '@/server/boot/runtime';
 import { cliContext } from '@/server/cli/operator-context';
@@ -7,6 +8,7 @@ import { createLogger } from '@/server/logger';
 import { createOperator } from '@/server/operators/create';
 import { removeHistory, seedHistory, type SeededHistory } from './history';
 import { percentile } from './load';
+import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { benchEnv } from './partner';
 import { REPO_ROOT } from './processes';
 import { figure, type BenchContext, type Figure, type Scenario, type ScenarioOutcome } from './scenario';
@@ -311,6 +313,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   await ctx.database.admin`checkpoint`.catch(() => {});
   const operator = await createBenchOperator(ctx.database.url, tag);
   const queries = [...deliveryQueries(history), ...otherQueries(history)];
+  if (ctx.options.profile) return profileQueries(ctx, operator, queries);
 
   const failures: string[] = [];
   const timings = new Map<Layout, Map<string, Timing>>();
@@ -381,4 +384,43 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
       `slowest query (${a}, p50): ${slowest.name}, ${ms(timings.get(a)!.get(slowest.name)!.p50)} ms`,
     ],
   };
+}
+
+/**
+ * --profile: the lean service CPU-profiled while each query runs SAMPLES times in a row (after WARMUP rounds of all),
+ * and its main-thread time per request broken down query by query: where a page's time goes beside the database's.
+ */
+async function profileQueries(
+  ctx: BenchContext,
+  operator: { email: string; password: string },
+  queries: Query[],
+): Promise<ScenarioOutcome> {
+  const profileDir = mkdtempSync(path.join(tmpdir(), 'bench-operator-queries-profile-'));
+  ctx.onCleanup(async () => rmSync(profileDir, { recursive: true, force: true }));
+  const child = await startService(ctx, 'lean', { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] });
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  const windows: { q: Query; fromUs: number; toUs: number }[] = [];
+  const failures: string[] = [];
+  try {
+    const cookie = await signIn(child.url, operator);
+    for (let round = 0; round < WARMUP; round++) for (const q of queries) await ask(child.url, cookie, q);
+    for (const q of queries) {
+      const fromUs = nowUs();
+      for (let i = 0; i < SAMPLES; i++) {
+        const answer = await ask(child.url, cookie, q);
+        if (answer.problem) failures.push(`operator-queries: ${q.name}: ${answer.problem}`);
+      }
+      windows.push({ q, fromUs, toUs: nowUs() });
+    }
+  } finally {
+    await child.stop(); // writes the profile
+  }
+  const file = largestProfile(profileDir);
+  if (!file) return { failures: [...failures, 'operator-queries: the service wrote no CPU profile'] };
+  const profile = readProfile(file);
+  for (const { q, fromUs, toUs } of windows) {
+    const requests = q.also ? SAMPLES * 2 : SAMPLES;
+    console.log(formatBreakdown(`lean service, ${q.name}; per request`, analyseProfile(profile, { fromUs, toUs }, requests), 15));
+  }
+  return { failures: [...new Set(failures)] };
 }

@@ -1,8 +1,11 @@
 import postgres from 'postgres';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import * as schema from './schema';
-
-export type Database = PostgresJsDatabase<typeof schema>;
+/**
+ * No relational schema: nothing here uses Drizzle's relational queries (`db.query.*`), and building one's map
+ * cost ~0.4-1 ms of CPU at each handle made, which is every operator request (cancellableBy): 3-8 % of a
+ * console page's CPU (`npm run bench -- operator-queries --profile`, issue 29).
+ */
+export type Database = PostgresJsDatabase;
 /** A database handle or an open transaction: domain verbs accept either. */
 export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
 
@@ -66,7 +69,7 @@ export function createDbClient(
   const demand = { outstanding: 0 };
   return {
     sql,
-    db: drizzle(preparedByDefault(sql, demand), { schema }),
+    db: drizzle(preparedByDefault(sql, demand)),
     poolUsage: () => ({
       max: opts.max,
       inUse: Math.min(demand.outstanding, opts.max),
@@ -142,8 +145,8 @@ type Cancellable = { cancel(): unknown; then: PromiseLike<unknown>['then'] };
  * started and that has not answered is cancelled (postgres.js drops one still queued for a connection and
  * sends Postgres a cancel request for one running, which then fails with 57014), and any statement asked
  * for afterwards fails at once with `signal.reason`. A statement cancelled inside a transaction fails it,
- * so the transaction rolls back whole. The Drizzle handle made here costs about 0.4 ms of CPU (its relational
- * map; 2,000 made in a row on the shared 2-core machine), once per operator request.
+ * so the transaction rolls back whole. The Drizzle handle is made once per operator request (cheap without a
+ * relational schema, see Database).
  */
 export function cancellableBy(
   handles: { db: Executor; sql: postgres.Sql; read: Executor },
@@ -154,9 +157,9 @@ export function cancellableBy(
     for (const query of open) void Promise.resolve(query.cancel()).catch(() => {});
     open.clear();
   });
-  const db = drizzle(cancelling(rawSqlOf(handles.db), signal, open), { schema });
-  // A second handle (another 0.4 ms) only when reads have a pool of their own (DATABASE_READ_URL).
-  const read = handles.read === handles.db ? db : drizzle(cancelling(rawSqlOf(handles.read), signal, open), { schema });
+  const db = drizzle(cancelling(rawSqlOf(handles.db), signal, open));
+  // A second handle only when reads have a pool of their own (DATABASE_READ_URL).
+  const read = handles.read === handles.db ? db : drizzle(cancelling(rawSqlOf(handles.read), signal, open));
   return { db, sql: cancelling(handles.sql, signal, open), read };
 }
 

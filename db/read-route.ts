@@ -1,7 +1,6 @@
 import type postgres from 'postgres';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { rawSqlOf, type Database } from './client';
-import * as schema from './schema';
 
 /**
  * One Drizzle handle over two pools: each statement goes to `replica` while `onReplica()` says so,
@@ -27,5 +26,5 @@ export function routedReads(primary: Database, replica: Database, onReplica: () 
   }) as postgres.Sql;
   // Drizzle's postgres-js driver sets its type parsers on the client it is given; both pools had theirs
   // set when createDbClient made their own handles, so the options read through the proxy agree.
-  return drizzle(routed, { schema });
+  return drizzle(routed);
 }

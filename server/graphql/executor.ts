@@ -1,6 +1,6 @@
 import { ApolloServer, HeaderMap, type BaseContext } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { boundedBy, type Ctx, type Deps, type OperatorActor } from '@/server/context';
 import { AppError, isOperationTimeout, OperationTimeoutError, ValidationError } from '@/server/errors';
@@ -10,6 +10,7 @@ import type { GraphQLContext } from './context';
 import { formatError, isUnexpected } from './errors';
 import { operationLimits, operationOf, shapeRefusal } from './limits';
 import { replicaReads } from './replica-reads';
+import { refusal, Verdicts } from './verdicts';
 import { operatorSchema } from './schema';
 
 export type GraphQLExecutor = (request: Request, context: { ctx: Ctx<OperatorActor>; session: OperatorSession }) => Promise<Response>;
@@ -42,6 +43,10 @@ export async function createGraphQLExecutor(
     includeStacktraceInErrorResponses: false,
     formatError,
     plugins: [
+      // Its cache hints are computed field by field through a wrapper on every resolver (a resolved field's cost
+      // doubled in a deliveries page's profile), for a header this executor sets itself: operator answers are
+      // never cached (no-store below).
+      ApolloServerPluginCacheControlDisabled(),
       operationLimits(schema),
       replicaReads(),
       ...(development ? [] : [ApolloServerPluginLandingPageDisabled()]),
@@ -62,6 +67,7 @@ export async function createGraphQLExecutor(
   });
   await apollo.start();
   const aggregates = new AggregateSlots(deps.env.GRAPHQL_AGGREGATE_CONCURRENCY);
+  const shapes = new Verdicts();
   const limitMs = deps.env.GRAPHQL_TIMEOUT_MS;
 
   const execute: GraphQLExecutor = async (request, { ctx, session }) => {
@@ -69,7 +75,7 @@ export async function createGraphQLExecutor(
     const headers = new HeaderMap();
     request.headers.forEach((value, name) => headers.set(name, value));
     const body = await bodyOf(request);
-    const refused = refusedBeforeValidation(schema, body, url.searchParams);
+    const refused = refusedBeforeValidation(schema, shapes, body, url.searchParams);
     if (refused) return refused;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new OperationTimeoutError(limitMs)), limitMs);
@@ -121,22 +127,25 @@ export async function createGraphQLExecutor(
  * node, 1.1 s of CPU for 1,000 aliased overviews); a document that does not parse is left to Apollo to
  * answer. The operationLimits plugin checks the same after validation, with the coerced variables.
  */
-function refusedBeforeValidation(schema: GraphQLSchema, body: unknown, search: URLSearchParams): Response | undefined {
+function refusedBeforeValidation(schema: GraphQLSchema, verdicts: Verdicts, body: unknown, search: URLSearchParams): Response | undefined {
   const fields = body && typeof body === 'object' ? (body as Record<string, unknown>) : Object.fromEntries(search);
   const { query, operationName } = fields;
   if (typeof query !== 'string') return undefined;
-  let document: DocumentNode;
-  try {
-    document = parse(query);
-  } catch {
-    return undefined;
-  }
-  const operation = operationOf(document, typeof operationName === 'string' ? operationName : undefined);
   const variables = fields.variables && typeof fields.variables === 'object' ? (fields.variables as Record<string, unknown>) : {};
-  const error = operation && shapeRefusal(schema, document, operation, variables);
-  if (!error) return undefined;
+  const verdict = verdicts.judge({ query, operationName, variables }, () => {
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch {
+      return null;
+    }
+    const operation = operationOf(document, typeof operationName === 'string' ? operationName : undefined);
+    const error = operation && shapeRefusal(schema, document, operation, variables);
+    return error ? refusal(error) : null;
+  });
+  if (!verdict) return undefined;
   return Response.json(
-    { errors: [{ message: error.message, extensions: { code: error.extensions.code } }] },
+    { errors: [{ message: verdict.message, extensions: { code: verdict.extensions.code } }] },
     { status: 400, headers: { 'cache-control': 'no-store' } },
   );
 }

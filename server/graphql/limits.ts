@@ -20,6 +20,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { errorOf, refusal, Verdicts, type Verdict } from './verdicts';
 
 /** Deepest selection an operation may have: the console's deepest query (a partner's subscriptions' recent deliveries) is 7. */
 export const MAX_DEPTH = 12;
@@ -53,35 +54,39 @@ const estimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
  * logged stack; it is the client's mistake, a 400 BAD_USER_INPUT.
  */
 export function operationLimits(schema: GraphQLSchema): ApolloServerPlugin {
+  const verdicts = new Verdicts();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, request, operation }) {
           if (!operation) return; // Apollo has already refused a document without the named operation.
-          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 10 });
-          if (coerced.errors) {
-            throw new GraphQLError(coerced.errors[0]!.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
-          }
-          const refused = shapeRefusal(schema, document, operation, coerced.coerced);
+          const refused = errorOf(verdicts.judge(request, () => limitsVerdict(schema, document, operation, request.variables)));
           if (refused) throw refused;
-          // getComplexity coerces the variables itself, and an enum's coerced value is not one it accepts.
-          const cost = getComplexity({
-            schema,
-            query: document,
-            variables: request.variables,
-            operationName: request.operationName,
-            estimators: [estimator],
-          });
-          if (cost > MAX_COST) {
-            throw new GraphQLError(
-              `This operation would cost ${cost}; at most ${MAX_COST} is allowed: ask for fewer rows (first) or fields.`,
-              { extensions: { code: 'query_too_costly', http: { status: 400 } } },
-            );
-          }
         },
       };
     },
   };
+}
+
+function limitsVerdict(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): Verdict {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
+  if (coerced.errors) return { message: coerced.errors[0]!.message, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } };
+  const refused = shapeRefusal(schema, document, operation, coerced.coerced);
+  if (refused) return refusal(refused);
+  // getComplexity coerces the variables itself, and an enum's coerced value is not one it accepts.
+  const cost = getComplexity({ schema, query: document, variables, operationName: operation.name?.value, estimators: [estimator] });
+  if (cost > MAX_COST) {
+    return {
+      message: `This operation would cost ${cost}; at most ${MAX_COST} is allowed: ask for fewer rows (first) or fields.`,
+      extensions: { code: 'query_too_costly', http: { status: 400 } },
+    };
+  }
+  return null;
 }
 
 /**

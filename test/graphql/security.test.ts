@@ -75,6 +75,20 @@ describe('operation bounds', () => {
     const reply = await gql(admin, `{ ${pages} }`);
     expect(reply.errors?.[0]?.extensions?.code).toBe('query_too_costly');
   });
+
+  it('judges the same text again by its variables: a verdict kept for one set of them is not reused for another', async () => {
+    // server/graphql/verdicts.ts keeps verdicts by text, operation name and variables.
+    const query = 'query Q($first: Int!) { sessions(first: $first) { edges { node { id } } } }';
+    const nested = 'query Q($first: Int!) { partners(first: $first) { nodes { webhookSubscriptions(first: 100) { nodes { id url } } } } }';
+    for (let round = 0; round < 2; round++) {
+      expect((await gql(admin, query, { first: 5 })).errors).toBeUndefined();
+      expect((await gql(admin, nested, { first: 2 })).errors).toBeUndefined();
+      const refused = await gql(admin, nested, { first: 200 });
+      expect([refused.status, refused.errors?.[0]?.extensions?.code]).toEqual([400, 'query_too_costly']);
+      const wrong = await gql(admin, query, { first: 'many' });
+      expect([wrong.status, wrong.errors?.[0]?.extensions?.code]).toEqual([400, 'BAD_USER_INPUT']);
+    }
+  });
 });
 
 describe('variables', () => {

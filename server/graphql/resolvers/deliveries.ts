@@ -1,11 +1,11 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { ValidationError } from '@/server/errors';
-import { attemptsOf, type AttemptRow } from '@/server/webhooks/attempts-of';
+import { attemptsOf, sentHeaders, type AttemptRow } from '@/server/webhooks/attempts-of';
 import { searchDeliveries } from '@/server/webhooks/search-deliveries';
 import { connectionOf, PageArgs, pageOf, toConnection } from '../connection';
 import { loader, type GraphQLContext } from '../context';
 import { withoutNulls } from '../filters';
-import { Delivery, DeliveryAttempt, DeliveryFilter, type HttpHeader } from '../types/delivery';
+import { Delivery, DeliveryAttempt, DeliveryFilter, HttpHeader } from '../types/delivery';
 
 @ObjectType('DeliveryConnection')
 class DeliveryConnection extends connectionOf(Delivery, 'Delivery') {}
@@ -64,12 +64,27 @@ function toAttempt(a: AttemptRow): DeliveryAttempt {
     apiVersion: a.apiVersion,
     startedAt: a.startedAt,
     durationMs: a.durationMs,
-    requestHeaders: headerList(a.requestHeaders),
     responseStatus: a.responseStatus,
-    responseHeaders: a.responseHeaders ? headerList(a.responseHeaders) : null,
     responseBodyExcerpt: a.responseBodyExcerpt,
     errorKind: a.errorKind,
     errorMessage: a.errorMessage,
     resolvedAddress: a.resolvedAddress,
+    row: a,
   };
+}
+
+/** An attempt's headers, made into lists only for the attempts whose headers are asked for (a deliveries page asks for none). */
+@Resolver(() => DeliveryAttempt)
+export class DeliveryAttemptResolver {
+  @Authorized()
+  @FieldResolver(() => [HttpHeader], { description: "The request's headers as sent; signatures masked." })
+  requestHeaders(@Root() attempt: DeliveryAttempt): HttpHeader[] {
+    return headerList(sentHeaders(attempt.row));
+  }
+
+  @Authorized()
+  @FieldResolver(() => [HttpHeader], { nullable: true })
+  responseHeaders(@Root() attempt: DeliveryAttempt): HttpHeader[] | null {
+    return attempt.row.responseHeaders ? headerList(attempt.row.responseHeaders) : null;
+  }
 }

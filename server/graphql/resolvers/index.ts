@@ -2,7 +2,7 @@ import type { ClassType } from 'type-graphql';
 import { AccessRequestResolver } from './access-requests';
 import { ApiVersionResolver } from './api-versions';
 import { AuditLogResolver } from './audit-log';
-import { DeliveryResolver } from './deliveries';
+import { DeliveryAttemptResolver, DeliveryResolver } from './deliveries';
 import { EventResolver } from './events';
 import { GoLiveResolver } from './go-live';
 import { LookupResolver } from './lookup';
@@ -33,6 +33,7 @@ export const RESOLVERS: [ClassType, ...ClassType[]] = [
   OrderResolver,
   EventResolver,
   DeliveryResolver,
+  DeliveryAttemptResolver,
   ReplayResolver,
   OperatorsResolver,
   AuditLogResolver,

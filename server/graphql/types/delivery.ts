@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Environment } from '@/server/context';
+import type { AttemptRow } from '@/server/webhooks/attempts-of';
 import type { DeliveryOutcome, StatusClass } from '@/server/webhooks/search-deliveries';
 import { ENVIRONMENTS } from './environment';
 
@@ -62,14 +63,12 @@ export class DeliveryAttempt {
   @Field(() => Int)
   durationMs!: number;
 
-  @Field(() => [HttpHeader], { description: "The request's headers as sent; signatures masked." })
-  requestHeaders!: HttpHeader[];
+  // requestHeaders and responseHeaders: made from these only when asked (server/graphql/resolvers/deliveries.ts).
+  /** Not exposed: the row's fields the request's headers are rebuilt from. */
+  row!: AttemptRow;
 
   @Field(() => Int, { nullable: true })
   responseStatus!: number | null;
-
-  @Field(() => [HttpHeader], { nullable: true })
-  responseHeaders!: HttpHeader[] | null;
 
   @Field(() => String, { nullable: true, description: 'The first 2 KiB of the response body.' })
   responseBodyExcerpt!: string | null;
