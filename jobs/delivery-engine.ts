@@ -5,6 +5,7 @@ import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/deliv
 import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/delivery/leases';
 import type { ClaimedAttempt } from '@/server/delivery/claimed-attempt';
 import { createWebhookClient, type WebhookClient } from '@/server/delivery/http-client';
+import { answerOf, InFlightLimit } from '@/server/delivery/in-flight-limit';
 import { recordOutcomes, type RecordResult } from '@/server/delivery/record-outcomes';
 import { beat, leave } from '@/server/workers/heartbeat';
 import { BackloggedRate } from './backlogged-rate';
@@ -24,6 +25,8 @@ const MAX_HELD = 5000;
 const MIN_WAITING = 200;
 const PACE_WINDOW_MS = 100;
 const HEARTBEAT_MS = 5000;
+// How long a subscription's in-flight limit is kept without an answer (see heartbeat).
+const LIMIT_MEMORY_MS = 60_000;
 // A claim older than this share of WEBHOOK_CLAIM_SECONDS is confirmed before its attempt is sent, and a
 // renewal this long after the last one is late. Renewals come every third of a claim, so only a stalled
 // event loop or a slow database gets there: a 6 s freeze (SIGSTOP, test/webhooks/stall.test.ts) of a
@@ -41,8 +44,8 @@ const REPLAY_AHEAD_MAX = 1000;
 
 /**
  * How a worker process makes webhook attempts. Fan-out and deliver jobs hand it claimed attempts
- * and complete at once; each attempt starts when its subscription has room (its share of
- * WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION across the live workers) and is recorded as it ends, with
+ * and complete at once; each attempt starts when its subscription has room (its share, across the live
+ * workers, of its in-flight limit, which follows its receiver: server/delivery/in-flight-limit.ts) and is recorded as it ends, with
  * whatever else ended meanwhile, in one write. So a slow endpoint holds only its own slots, never a
  * batch of other partners' deliveries.
  *
@@ -93,7 +96,10 @@ export class DeliveryEngine {
   private done: AttemptOutcome[] = [];
   private flushing: Promise<void> | undefined;
   private inFlight = 0;
-  private share: number;
+  /** Each subscription's in-flight limit, while it differs from the base or has attempts here. */
+  private readonly limits = new Map<string, InFlightLimit>();
+  /** Worker processes alive at the last heartbeat, this one included: each takes an equal share of a limit. */
+  private liveWorkers = 1;
   private roomWaiters: (() => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -104,7 +110,6 @@ export class DeliveryEngine {
     private readonly client: WebhookClient,
   ) {
     this.ctx = jobContext(deps, 'webhooks.deliver');
-    this.share = deps.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION;
     this.claimMs = deps.env.WEBHOOK_CLAIM_SECONDS * 1000;
   }
 
@@ -244,17 +249,15 @@ export class DeliveryEngine {
     if (!queue) return;
     let running = this.running.get(subscriptionId) ?? 0;
     let replaying = this.replaying.get(subscriptionId) ?? 0;
-    const replayShare = replaySlots(this.share);
+    const share = this.shareOf(subscriptionId);
+    const replayShare = replaySlots(share);
     const unrecorded = this.unrecorded.get(subscriptionId) ?? 0;
-    for (let i = 0; i < queue.length && running < this.share && running + unrecorded < 2 * this.share;) {
+    for (let i = 0; i < queue.length && running < share && running + unrecorded < 2 * share;) {
       const attempt = queue[i]!;
       // A replayed attempt also leaves the live ones their part of the bound on sent-and-unrecorded attempts: when
       // records lag, that bound, not the slots, is what frees, and replayed attempts ahead in the queue took it
       // (live p50 290-620 ms over a replay's first 5 s, 60-130 ms with this; bench replay, 20,000 events).
-      if (
-        attempt.trigger === 'replay' &&
-        (replaying >= replayShare || running + unrecorded >= 2 * this.share - (this.share - replayShare))
-      ) {
+      if (attempt.trigger === 'replay' && (replaying >= replayShare || running + unrecorded >= 2 * share - (share - replayShare))) {
         i++;
         continue;
       }
@@ -300,6 +303,29 @@ export class DeliveryEngine {
     void this.renew();
   }
 
+  /** This process's part of a subscription's in-flight limit: an equal share among the live workers, at least one. */
+  private shareOf(subscriptionId: string): number {
+    const limit = this.limits.get(subscriptionId)?.value ?? this.baseLimit();
+    return Math.max(1, Math.floor(limit / this.liveWorkers));
+  }
+
+  private baseLimit(): number {
+    return Math.min(this.ctx.env.WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION, this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+  }
+
+  /** An answer moves the subscription's limit; one back at the base with nothing waiting is forgotten. */
+  private learn(attempt: ClaimedAttempt, outcome: AttemptOutcome): void {
+    const subscriptionId = attempt.subscription_id;
+    const backlogged = (this.waiting.get(subscriptionId)?.length ?? 0) > 0;
+    let limit = this.limits.get(subscriptionId);
+    if (!limit) {
+      limit = new InFlightLimit(this.ctx.env.WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION, this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+      this.limits.set(subscriptionId, limit);
+    }
+    limit.answered(answerOf(outcome.outcome), backlogged);
+    if (limit.atBase && !backlogged) this.limits.delete(subscriptionId);
+  }
+
   /** How many of a subscription's attempts may wait here (MIN_WAITING until its pace is known). */
   private waitingCap(subscriptionId: string): number {
     const own = this.paceOf.get(subscriptionId)?.perSecond;
@@ -334,6 +360,7 @@ export class DeliveryEngine {
     if ('withheld' in outcome) return this.withhold(attempt);
     this.pace.done();
     this.subscriptionPace(attempt.subscription_id).done();
+    this.learn(attempt, outcome);
     const answer = outcome.outcome;
     if (answer?.kind === 'response' && answer.status >= 200 && answer.status < 300) {
       this.subscriptionPace(attempt.subscription_id, this.deliveredPaceOf).done();
@@ -488,9 +515,11 @@ export class DeliveryEngine {
   }
 
   private async heartbeat(): Promise<void> {
-    const live = await beat(this.ctx, this.holder);
-    // The in-flight bound holds across workers: each takes an equal share, at least one.
-    this.share = Math.max(1, Math.floor(this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION / live));
+    // The in-flight bound holds across workers: each takes an equal share of a limit (shareOf).
+    this.liveWorkers = Math.max(1, await beat(this.ctx, this.holder));
+    // A receiver's capacity changes while nothing is sent to it: as TCP after an idle period, start again from the base.
+    const stale = performance.now() - LIMIT_MEMORY_MS;
+    for (const [subscriptionId, limit] of this.limits) if (limit.answeredAt < stale) this.limits.delete(subscriptionId);
   }
 
   private every(ms: number, fn: () => Promise<unknown>): void {

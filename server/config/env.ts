@@ -89,7 +89,11 @@ export const envSchema = z.object({
   WEBHOOK_SANDBOX_RETRY_WINDOW_SECONDS: int(0, 30 * 86_400).default(1800),
   WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
   WEBHOOK_DNS_CACHE_SECONDS: int(0, 60).default(30),
-  WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
+  // Concurrent attempts per subscription across every worker: each starts at the base and follows its
+  // receiver up to the max (server/delivery/in-flight-limit.ts). 64 is also the connections a worker
+  // keeps per origin (server/delivery/http-client.ts).
+  WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(10),
+  WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: int(1, 1000).default(64),
   // How long a worker holds an attempt it claimed without renewing the claim (it renews every third
   // of it): a dead worker's attempts go to a live one within the longer of this and the heartbeat's 15 s,
   // plus WEBHOOK_SWEEP_INTERVAL_MS (server/delivery/leases.ts).

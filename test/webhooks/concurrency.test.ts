@@ -1,11 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
-// DESIGN.md section 5: per-subscription concurrency is bounded (WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION,
-// default 10), so one partner's slow endpoint neither gets flooded nor delays other partners' deliveries.
+// DESIGN.md section 5: per-subscription concurrency is bounded, so one partner's slow endpoint neither gets
+// flooded nor delays other partners' deliveries. The limit starts at WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION
+// (10) and follows the receiver up to WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION (64): a slow one never gets more
+// than the base, one that keeps up gets more while its deliveries wait (server/delivery/in-flight-limit.ts).
 
 const SLOW_MS = 1500;
 let svc: TestService;
@@ -14,12 +17,21 @@ let fastPartner: TestPartner;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let inFlight = 0;
 let maxInFlight = 0;
+// The receiver that keeps up: answers 2xx in PROMPT_MS, or 500 once `failing` is set.
+const PROMPT_MS = 40;
+const prompt = { inFlight: 0, maxInFlight: 0, failing: false };
 
 beforeAll(async () => {
   svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   slowPartner = await createTestPartner(svc);
   fastPartner = await createTestPartner(svc);
   receiver = await startReceiver((req) => {
+    if (req.path.startsWith('/prompt')) {
+      prompt.inFlight++;
+      prompt.maxInFlight = Math.max(prompt.maxInFlight, prompt.inFlight);
+      setTimeout(() => prompt.inFlight--, PROMPT_MS);
+      return { status: prompt.failing ? 500 : 200, delayMs: PROMPT_MS };
+    }
     if (!req.path.startsWith('/slow')) return { status: 200 };
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -29,12 +41,13 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-async function subscribe(who: TestPartner, path: string) {
+async function subscribe(who: TestPartner, path: string): Promise<string> {
   const created = await call('POST', '/partner/webhooks', who, {
     url: `https://localhost:${receiver.port}${path}`,
     event_filters: ['order.created'],
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id as string;
 }
 
 describe('a slow receiver', () => {
@@ -69,4 +82,37 @@ describe('a slow receiver', () => {
     const ids = new Set(receiver.received.filter((r) => r.path === '/slow').map((r) => JSON.parse(r.rawBody.toString()).data.object.id));
     expect(ids.size).toBe(slowOrders.length);
   });
+});
+
+describe('a receiver that keeps up', () => {
+  it('gets more than the base in flight while a backlog waits, never more than the max, and the base again once it fails', async () => {
+    const partner = await createTestPartner(svc);
+    // 400 past events, then a subscription made after them and a replay of them: a backlog at once.
+    const since = Math.floor(Date.now() / 1000) - 5;
+    for (let i = 0; i < 8; i++) await Promise.all(Array.from({ length: 50 }, () => newOrder(partner)));
+    const sub = await subscribe(partner, '/prompt');
+    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, { since, only: 'missing' });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body.events_matched).toBe(400);
+    await waitFor('the replay at the receiver', () => receiver.received.filter((r) => r.path === '/prompt').length >= 400, {
+      timeoutMs: 60_000,
+    });
+    const grown = prompt.maxInFlight;
+
+    // Now it fails: each failure halves the limit, so once the first answers are back no more than the base are sent at once.
+    prompt.failing = true;
+    const failingFrom = receiver.received.length;
+    for (let i = 0; i < 2; i++) await Promise.all(Array.from({ length: 50 }, () => newOrder(partner)));
+    const failed = () => receiver.received.slice(failingFrom).filter((r) => r.path === '/prompt').length;
+    await waitFor('the first failures answered', () => failed() >= 30, { timeoutMs: 30_000 });
+    await sleep(PROMPT_MS * 2);
+    prompt.maxInFlight = 0;
+    await waitFor('every failing delivery tried', () => failed() >= 100, { timeoutMs: 30_000 });
+    console.log(
+      `[concurrency] a receiver answering 2xx in ${PROMPT_MS} ms: at most ${grown} in flight; failing: at most ${prompt.maxInFlight}`,
+    );
+    expect(grown).toBeGreaterThan(10);
+    expect(grown).toBeLessThanOrEqual(64);
+    expect(prompt.maxInFlight).toBeLessThanOrEqual(10);
+  }, 120_000);
 });
