@@ -80,10 +80,16 @@ async function deliveries(subscription: string) {
 }
 
 /**
- * Freezes `w` just after it beat (so its heartbeat is as young as it gets), for `ms`, and lets the
- * receiver answer as it freezes. Answers when it was frozen and how many attempts it held then.
+ * Freezes `w` just after it beat (so its heartbeat is as young as it gets), for `ms` and then until `before`
+ * holds, and lets the receiver answer as it freezes. Answers when it was frozen and how many attempts it held then.
  */
-async function freeze(w: Worker, subscription: string, ms: number, letGo: () => void): Promise<{ at: number; held: number }> {
+async function freeze(
+  w: Worker,
+  subscription: string,
+  ms: number,
+  letGo: () => void,
+  before?: { what: string; holds: () => Promise<boolean> },
+): Promise<{ at: number; held: number }> {
   await waitFor(
     'a fresh heartbeat of the worker to freeze',
     async () => {
@@ -99,6 +105,7 @@ async function freeze(w: Worker, subscription: string, ms: number, letGo: () => 
   const at = Date.now();
   letGo();
   await settle(ms, 'the worker stays frozen this long: longer than its claims');
+  if (before) await waitFor(before.what, before.holds, { timeoutMs: 60_000, intervalMs: 100 });
   w.process.signal('SIGCONT');
   return { at, held };
 }
@@ -155,7 +162,18 @@ describe('a worker frozen for longer than its claims', () => {
   it(`past the heartbeat's ${HEARTBEAT_STALE_SECONDS} s: the other worker takes the attempts over, the woken one sends none of them`, async () => {
     const path = '/stall/long';
     const { subscription, first, letGo, output } = await firstWorkerHoldingAttempts(path);
-    const frozen = await freeze(first, subscription, (HEARTBEAT_STALE_SECONDS + 7) * 1000, letGo);
+    // Woken before the other worker has claimed what the sweeper returned, the frozen one could fetch those
+    // attempts' deliver jobs and claim them again itself (no duplicate, but not what this test is about; it
+    // then never finds a claim lost: 1 run in 5 on a loaded machine). So it wakes once none is still its own.
+    const frozen = await freeze(first, subscription, (HEARTBEAT_STALE_SECONDS + 7) * 1000, letGo, {
+      what: 'the other worker to hold every attempt the frozen one held',
+      holds: async () => {
+        const [row] = await fx.svc.rt.db.execute<{ n: number }>(sql`
+          select count(*)::int as n from webhook_deliveries
+          where subscription_id = ${subscription} and status = 'pending' and (claimed_by is null or claimed_by = ${first.id})`);
+        return row?.n === 0;
+      },
+    });
     const { duplicated, misrecorded } = await settled(subscription, path, output);
     // The woken worker finds out at its first renewal; on a loaded machine that can come after the other
     // worker has recorded everything (CI once read its log too early and found no line yet).
