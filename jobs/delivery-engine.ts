@@ -231,9 +231,14 @@ export class DeliveryEngine {
 
   private idle(): Promise<void> {
     return new Promise<void>((resolve) => {
-      if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) resolve();
-      else this.idleWaiters.push(resolve);
+      this.idleWaiters.push(resolve);
+      this.settleIdle();
     });
+  }
+
+  /** Resolves whoever waits for idle (stop) once nothing is in flight or awaiting its record. */
+  private settleIdle(): void {
+    if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   // Replayed attempts leave a quarter of a subscription's share (at least one slot) to live ones, so a
@@ -295,7 +300,7 @@ export class DeliveryEngine {
         .catch((err: unknown) => this.ctx.log.warn({ err }, 'could not return a withheld webhook attempt; its claim will lapse'))
         .finally(() => {
           this.forget(attempt.id, attempt.attempt);
-          if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
+          this.settleIdle();
         });
       return;
     }
@@ -354,7 +359,7 @@ export class DeliveryEngine {
     decrement(this.running, attempt.subscription_id);
     if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {
-      if (this.inFlight === 0 && this.done.length === 0 && !this.flushing) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      this.settleIdle();
       return;
     }
     if ('withheld' in outcome) return this.withhold(attempt);
@@ -399,7 +404,7 @@ export class DeliveryEngine {
       this.wakeRoomWaiters();
     }
     this.flushing = undefined;
-    if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.settleIdle();
   }
 
   // A counter bump and two histogram observations per attempt, after its record was written.
