@@ -389,6 +389,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
 /**
  * --profile: the lean service CPU-profiled while each query runs SAMPLES times in a row (after WARMUP rounds of all),
  * and its main-thread time per request broken down query by query: where a page's time goes beside the database's.
+ * BENCH_KEEP_PROFILE=1 keeps the .cpuprofile (its directory is printed) for a closer look in a profile viewer.
  */
 async function profileQueries(
   ctx: BenchContext,
@@ -396,7 +397,8 @@ async function profileQueries(
   queries: Query[],
 ): Promise<ScenarioOutcome> {
   const profileDir = mkdtempSync(path.join(tmpdir(), 'bench-operator-queries-profile-'));
-  ctx.onCleanup(async () => rmSync(profileDir, { recursive: true, force: true }));
+  if (process.env.BENCH_KEEP_PROFILE) console.log(`the CPU profile is kept in ${profileDir}`);
+  else ctx.onCleanup(async () => rmSync(profileDir, { recursive: true, force: true }));
   const child = await startService(ctx, 'lean', { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] });
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   const windows: { q: Query; fromUs: number; toUs: number }[] = [];

@@ -42,6 +42,9 @@ export async function createGraphQLExecutor(
     introspection: development,
     includeStacktraceInErrorResponses: false,
     formatError,
+    // Compact: Apollo's default indents every answer (2 spaces), ~0.5 ms of a deliveries page's CPU and a third
+    // more bytes, for a client that is a program.
+    stringifyResult: (value) => JSON.stringify(value),
     plugins: [
       // Its cache hints are computed field by field through a wrapper on every resolver (a resolved field's cost
       // doubled in a deliveries page's profile), for a header this executor sets itself: operator answers are
