@@ -203,15 +203,20 @@ export async function countsSince(ctx: Ctx, scopes: readonly MinuteScope[]): Pro
  * webhook_attempt_minutes read 16,801 rows for 20 of them), and the head and tail counted straight from
  * webhook_attempts, bounded as attemptMinutes bounds them.
  */
-export async function outcomesPerMinute(ctx: Ctx, since: Date): Promise<{ minute: string; succeeded: number; failed: number }[]> {
+export async function outcomesPerMinute(ctx: Ctx, since: Date): Promise<{ minute: Date; succeeded: number; failed: number }[]> {
   const at = since.toISOString();
   const floor = attemptIdFloor(since);
   const head = minuteOf(sql`${at}::timestamptz`);
   const rolledFrom = minuteOf(sql`${at}::timestamptz + interval '1 minute' - interval '1 microsecond'`);
-  const { minutes } = await readCounted<{ minutes: { minute: string; succeeded: number; failed: number }[] }>(
+  // As three arrays, the minutes as epoch seconds: a day's 1,440 objects with ISO times cost the statement a quarter
+  // more in JSON than the reads (1,000,000 attempts, interleaved, load ~4: p50 6.6 against 4.9 ms).
+  const { minutes } = await readCounted<{ minutes: { at: number[]; succeeded: number[]; failed: number[] } }>(
     ctx,
     (seen) => sql`
-      select ${ROLLUP_MARK} as mark, coalesce(json_agg(m order by m.minute), '[]') as minutes from (
+      select ${ROLLUP_MARK} as mark, json_build_object(
+        'at', coalesce(array_agg(extract(epoch from m.minute)::bigint order by m.minute), '{}'),
+        'succeeded', coalesce(array_agg(m.succeeded order by m.minute), '{}'),
+        'failed', coalesce(array_agg(m.failed order by m.minute), '{}')) as minutes from (
         select minute, sum(succeeded)::int as succeeded, sum(failed)::int as failed from (
           select minute, succeeded, attempts - succeeded as failed
           from webhook_attempt_minute_totals where minute >= ${rolledFrom}
@@ -229,5 +234,5 @@ export async function outcomesPerMinute(ctx: Ctx, since: Date): Promise<{ minute
           group by 1
         ) x group by minute) m`,
   );
-  return minutes;
+  return minutes.at.map((at, i) => ({ minute: new Date(at * 1000), succeeded: minutes.succeeded[i]!, failed: minutes.failed[i]! }));
 }
