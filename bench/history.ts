@@ -214,7 +214,7 @@ export async function seedHistory(sql: postgres.Sql, options: HistoryOptions): P
   const rollup = { attempts: pass.attempts, seconds: (performance.now() - rolledFrom) / 1000 };
   done(`rollup of ${pass.attempts.toLocaleString('en-US')} attempts in ${pass.chunks} chunks`);
 
-  await sql`vacuum (analyze) events, webhook_deliveries, webhook_attempts, webhook_subscriptions, partners, orders, quotes, webhook_attempt_minutes`;
+  await sql`vacuum (analyze) events, webhook_deliveries, webhook_attempts, webhook_subscriptions, partners, orders, quotes, webhook_attempt_minutes, webhook_attempt_hours, webhook_attempt_minute_totals`;
   done('vacuum and analyze');
 
   return {
@@ -246,6 +246,16 @@ export async function removeHistory(sql: postgres.Sql, seeded: SeededHistory): P
   await sql`delete from events where partner_id = any(${partners}::text[])`;
   await sql`delete from orders where partner_id = any(${partners}::text[])`;
   await sql`delete from quotes where partner_id = any(${partners}::text[])`;
+  // The minute totals hold every subscription's attempts together: the minutes these subscriptions had rows in are
+  // summed again from the other subscriptions' rows.
+  await sql`delete from webhook_attempt_hours where subscription_id = any(${subscriptions}::text[])`;
+  await sql`delete from webhook_attempt_minute_totals t using (select distinct minute from webhook_attempt_minutes
+    where subscription_id = any(${subscriptions}::text[])) m where t.minute = m.minute`;
+  await sql`insert into webhook_attempt_minute_totals (minute, attempts, succeeded, last_attempt_id)
+    select minute, sum(attempts)::int, sum(succeeded)::int, max(last_attempt_id) from webhook_attempt_minutes
+    where minute in (select minute from webhook_attempt_minutes where subscription_id = any(${subscriptions}::text[]))
+      and subscription_id <> all(${subscriptions}::text[])
+    group by minute`;
   await sql`delete from webhook_attempt_minutes where subscription_id = any(${subscriptions}::text[])`;
   await sql`delete from webhook_subscriptions where partner_id = any(${partners}::text[])`;
   await sql`delete from partners where id = any(${partners}::text[])`;

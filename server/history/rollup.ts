@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { decodeTime } from 'ulid';
 import { withTransaction, type Ctx } from '../context';
 import { idFloor } from '../ids';
-import { minuteRowsFrom } from './attempt-minutes';
+import { hourOf, minuteRowsFrom } from './attempt-minutes';
 import { weekPartitions } from './partitions';
 
 /**
@@ -22,6 +22,50 @@ export const ROLLUP_MARGIN_MS = 60_000;
  * week of deliveries for each chunk, so a catch-up cost chunks times deliveries (1,000,000 attempts: 83 s).
  */
 const CHUNK = 50_000;
+
+/** A rollup row's columns, in the order minuteRowsFrom and hourRowsFrom answer them; `at` names the row's start. */
+const ROW_COLUMNS = (at: 'minute' | 'hour') =>
+  sql.raw(`subscription_id, ${at}, attempts, succeeded, status_none, status_2xx, status_3xx, status_4xx, status_5xx,
+    duration_bins, duration_counts, last_attempt_id`);
+
+/** An upsert's SET adding the new counts (`excluded`) to a row already in `table`: counts summed, histograms merged by bin. */
+function addingTo(table: 'webhook_attempt_minutes' | 'webhook_attempt_hours') {
+  const t = sql.raw(table);
+  const added = ['attempts', 'succeeded', 'status_none', 'status_2xx', 'status_3xx', 'status_4xx', 'status_5xx'].map((c) =>
+    sql.raw(`${c} = ${table}.${c} + excluded.${c}`),
+  );
+  return sql`${sql.join(added, sql`, `)},
+    (duration_bins, duration_counts) = (
+      select array_agg(bin order by bin), array_agg(n order by bin)::int[] from (
+        select bin, sum(n) as n from (
+          select * from unnest(${t}.duration_bins, ${t}.duration_counts)
+          union all select * from unnest(excluded.duration_bins, excluded.duration_counts)
+        ) both_rows (bin, n) group by bin
+      ) merged),
+    last_attempt_id = greatest(${t}.last_attempt_id, excluded.last_attempt_id)`;
+}
+
+/**
+ * Minute rows (`minutes`, a relation of ROW_COLUMNS('minute')) summed per subscription and hour: counts added,
+ * histograms merged by bin, the largest id kept. Migration 0018's backfill says the same in SQL (the test runs it).
+ */
+function hourRowsFrom(minutes: SQL): SQL {
+  return sql`
+    select c.subscription_id, c.hour, c.attempts, c.succeeded, c.status_none, c.status_2xx, c.status_3xx, c.status_4xx,
+      c.status_5xx, coalesce(h.duration_bins, '{}'), coalesce(h.duration_counts, '{}'), c.last_attempt_id
+    from (
+      select subscription_id, ${hourOf(sql`minute`)} as hour, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded,
+        sum(status_none)::int as status_none, sum(status_2xx)::int as status_2xx, sum(status_3xx)::int as status_3xx,
+        sum(status_4xx)::int as status_4xx, sum(status_5xx)::int as status_5xx, max(last_attempt_id) as last_attempt_id
+      from ${minutes} group by 1, 2
+    ) c left join (
+      select subscription_id, hour, array_agg(bin order by bin) as duration_bins, array_agg(n order by bin)::int[] as duration_counts
+      from (
+        select m.subscription_id, ${hourOf(sql`m.minute`)} as hour, u.bin, sum(u.n) as n
+        from ${minutes} m, unnest(m.duration_bins, m.duration_counts) as u(bin, n) group by 1, 2, 3
+      ) b group by 1, 2
+    ) h using (subscription_id, hour)`;
+}
 
 /**
  * An id above every event of the attempts below `end`: an event is made before its deliveries' attempts (an hour's
@@ -57,6 +101,9 @@ export interface RollupPass {
  *   one and then starts where it ended: no attempt is counted twice;
  * - the attempts with an id from the watermark up to the new one are summed into their minutes' rows, added to a row
  *   already there (an attempt recorded after its minute was counted: a retry that ended late, a slow worker);
+ * - in the same statement, the same minute rows summed per hour are added to webhook_attempt_hours, and per minute over
+ *   every subscription to webhook_attempt_minute_totals: under the watermark, an hour's row is always the sum of its
+ *   minutes' rows and a minute's total the sum of that minute's rows (the reads count on it to mix the grains);
  * - the watermark moves to the new id, which is never later than ROLLUP_MARGIN_MS before now, nor than that before the
  *   start of the oldest transaction open in this database (one that may be about to insert an attempt).
  *
@@ -85,30 +132,25 @@ export async function rollUpAttempts({ ctx, input = {} }: { ctx: Ctx; input?: { 
       if (target <= mark.attempt_id) return { counted: 0, watermark: mark.attempt_id, done: true };
       const end = bound!.chunk_end ?? target;
       const [counted] = await tx.db.execute<{ attempts: number }>(sql`
-        with counted as (${minuteRowsFrom(sql`from webhook_attempts a
+        with counted as materialized (${minuteRowsFrom(sql`from webhook_attempts a
           cross join lateral (select d.subscription_id from webhook_deliveries d
             where d.id = a.delivery_id and d.event_id < ${eventsBefore(end)} offset 0) d
           where a.id >= ${mark.attempt_id} and a.id < ${end}`)}
-        ), added as (
-        insert into webhook_attempt_minutes (subscription_id, minute, attempts, succeeded, status_none, status_2xx, status_3xx,
-          status_4xx, status_5xx, duration_bins, duration_counts, last_attempt_id)
+        ), minutes as (
+        insert into webhook_attempt_minutes (${ROW_COLUMNS('minute')})
         select * from counted
-        on conflict (subscription_id, minute) do update set
-          attempts = webhook_attempt_minutes.attempts + excluded.attempts,
-          succeeded = webhook_attempt_minutes.succeeded + excluded.succeeded,
-          status_none = webhook_attempt_minutes.status_none + excluded.status_none,
-          status_2xx = webhook_attempt_minutes.status_2xx + excluded.status_2xx,
-          status_3xx = webhook_attempt_minutes.status_3xx + excluded.status_3xx,
-          status_4xx = webhook_attempt_minutes.status_4xx + excluded.status_4xx,
-          status_5xx = webhook_attempt_minutes.status_5xx + excluded.status_5xx,
-          (duration_bins, duration_counts) = (
-            select array_agg(bin order by bin), array_agg(n order by bin)::int[] from (
-              select bin, sum(n) as n from (
-                select * from unnest(webhook_attempt_minutes.duration_bins, webhook_attempt_minutes.duration_counts)
-                union all select * from unnest(excluded.duration_bins, excluded.duration_counts)
-              ) both_rows (bin, n) group by bin
-            ) merged),
-          last_attempt_id = greatest(webhook_attempt_minutes.last_attempt_id, excluded.last_attempt_id)
+        on conflict (subscription_id, minute) do update set ${addingTo('webhook_attempt_minutes')}
+        ), hours as (
+        insert into webhook_attempt_hours (${ROW_COLUMNS('hour')})
+        ${hourRowsFrom(sql`counted`)}
+        on conflict (subscription_id, hour) do update set ${addingTo('webhook_attempt_hours')}
+        ), totals as (
+        insert into webhook_attempt_minute_totals (minute, attempts, succeeded, last_attempt_id)
+        select minute, sum(attempts)::int, sum(succeeded)::int, max(last_attempt_id) from counted group by minute
+        on conflict (minute) do update set
+          attempts = webhook_attempt_minute_totals.attempts + excluded.attempts,
+          succeeded = webhook_attempt_minute_totals.succeeded + excluded.succeeded,
+          last_attempt_id = greatest(webhook_attempt_minute_totals.last_attempt_id, excluded.last_attempt_id)
         )
         select coalesce(sum(attempts), 0)::int as attempts from counted`);
       await tx.db.execute(sql`update webhook_attempt_rollup set attempt_id = ${end}, rolled_up_at = now()`);
@@ -126,16 +168,20 @@ export async function rollUpAttempts({ ctx, input = {} }: { ctx: Ctx; input?: { 
 }
 
 /**
- * The rollup's retention follows the attempts': the minutes before the oldest week of webhook_attempts still held
- * (server/history/retain.ts drops weeks past EVENT_RETENTION_DAYS) are deleted, in the same maintenance run that dropped
- * the week: the subscriptions times the minutes they had attempts in, tens of thousands of rows a week where the week
- * of attempts held millions. Answers the rows deleted.
+ * The rollup's retention follows the attempts': the minutes, hours and minute totals before the oldest week of
+ * webhook_attempts still held (server/history/retain.ts drops weeks past EVENT_RETENTION_DAYS) are deleted, in the same
+ * maintenance run that dropped the week: the subscriptions times the minutes they had attempts in, tens of thousands of
+ * rows a week where the week of attempts held millions. A week starts on a whole hour, so no hour row straddles the
+ * bound. One statement: the three agree after it as before. Answers the rows deleted (the three tables together).
  */
 export async function retireAttemptMinutes({ ctx }: { ctx: Ctx }): Promise<number> {
   const [oldest] = await weekPartitions(ctx, 'webhook_attempts');
   if (!oldest) return 0;
-  const deleted = await ctx.db.execute(
-    sql`delete from webhook_attempt_minutes where minute < ${oldest.start.toISOString()}::timestamptz returning 1`,
-  );
-  return deleted.length;
+  const before = sql`${oldest.start.toISOString()}::timestamptz`;
+  const [deleted] = await ctx.db.execute<{ n: number }>(sql`
+    with minutes as (delete from webhook_attempt_minutes where minute < ${before} returning 1),
+      hours as (delete from webhook_attempt_hours where hour < ${before} returning 1),
+      totals as (delete from webhook_attempt_minute_totals where minute < ${before} returning 1)
+    select ((select count(*) from minutes) + (select count(*) from hours) + (select count(*) from totals))::int as n`);
+  return deleted?.n ?? 0;
 }

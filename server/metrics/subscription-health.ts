@@ -45,7 +45,31 @@ export const MAX_HEALTH_WINDOW_HOURS = 7 * 24;
 // About 48 points whatever the window: enough for a readable line, few enough to read at a glance.
 const BUCKETS_PER_WINDOW = 48;
 
+// From this window on, buckets are whole hours read from the rollup's hours: a 7-day window read 10,080 minute rows and
+// unnested their histograms (1,000,000 attempts: the statement 70 ms); shorter ones keep buckets of a few minutes.
+const HOUR_GRAIN_FROM_HOURS = 48;
+
 const date = (v: string | Date) => (v instanceof Date ? v : new Date(v));
+
+/**
+ * A window's buckets: about BUCKETS_PER_WINDOW of them, starting where the rollup's rows can start. Below
+ * HOUR_GRAIN_FROM_HOURS they are whole minutes from the minute the window starts in (the rollup counts whole minutes);
+ * from it on, whole hours from the hour the window starts in (168 h: 240 minutes, 42 or 43 points), read at hour grain.
+ */
+function bucketsOf(since: Date, windowHours: number): { bucketMinutes: number; origin: Date; grain: 'minute' | 'hour' } {
+  if (windowHours >= HOUR_GRAIN_FROM_HOURS) {
+    return {
+      bucketMinutes: Math.ceil(windowHours / BUCKETS_PER_WINDOW) * 60,
+      origin: new Date(Math.floor(since.getTime() / 3600_000) * 3600_000),
+      grain: 'hour',
+    };
+  }
+  return {
+    bucketMinutes: Math.ceil((windowHours * 60) / BUCKETS_PER_WINDOW),
+    origin: new Date(Math.floor(since.getTime() / 60_000) * 60_000),
+    grain: 'minute',
+  };
+}
 
 /**
  * One subscription's health over the last `windowHours`: attempts, success and latency (p50/p95) per
@@ -74,20 +98,18 @@ export async function subscriptionHealth({
   if (!row) throw new NotFoundError('webhook subscription', id);
 
   const since = new Date(Date.now() - windowHours * 3600_000);
-  const bucketMinutes = Math.ceil((windowHours * 60) / BUCKETS_PER_WINDOW);
-  // Buckets start on whole minutes, from the minute the window starts in: the rollup counts whole minutes.
-  const origin = new Date(Math.floor(since.getTime() / 60_000) * 60_000);
+  const { bucketMinutes, origin, grain } = bucketsOf(since, windowHours);
   // One statement, so the buckets, their durations and the status classes are counted from one snapshot. Closed
   // minutes come from the rollup, the rest from webhook_attempts (server/history/attempt-minutes.ts): flat in the
   // history's size, where reading the week's attempts took ~5 s at 10,000,000 attempts (issue 29).
   const counted = await readCounted<{
     buckets: { start: string; attempts: number; succeeded: number }[];
-    histogram: { start: string; bin: number; n: number }[];
+    histogram: { start: string; bins: number[]; counts: number[] }[];
     classes: Record<'none' | '2xx' | '3xx' | '4xx' | '5xx', number | null>;
   }>(
     ctx,
     (seen) => sql`
-    with minutes as materialized (select * from ${attemptMinutes([{ subscriptionId: id, since }], seen)} r),
+    with minutes as materialized (select * from ${attemptMinutes([{ subscriptionId: id, since }], seen, { grain })} r),
     binned as (
       select date_bin(${`${bucketMinutes} minutes`}::interval, minute, ${origin.toISOString()}::timestamptz) as start, * from minutes
     )
@@ -95,15 +117,20 @@ export async function subscriptionHealth({
       (select coalesce(json_agg(b order by b.start), '[]') from (
         select start, sum(attempts)::int as attempts, sum(succeeded)::int as succeeded from binned group by start) b) as buckets,
       (select coalesce(json_agg(h), '[]') from (
-        select start, bin, sum(n)::int as n from binned, unnest(duration_bins, duration_counts) as u(bin, n) group by start, bin) h) as histogram,
+        select start, array_agg(bin order by bin) as bins, array_agg(n order by bin) as counts from (
+          select start, bin, sum(n)::int as n from (
+            select start, unnest(duration_bins) as bin, unnest(duration_counts) as n from binned) u
+          group by start, bin) per_bin
+        group by start) h) as histogram,
       (select json_build_object('none', sum(status_none), '2xx', sum(status_2xx), '3xx', sum(status_3xx), '4xx', sum(status_4xx),
         '5xx', sum(status_5xx)) from minutes) as classes`,
   );
-  const histograms = new Map<number, { bin: number; count: number }[]>();
-  for (const h of counted.histogram) {
-    const key = date(h.start).getTime();
-    histograms.set(key, [...(histograms.get(key) ?? []), { bin: h.bin, count: h.n }]);
-  }
+  // A bucket's histogram as two arrays, unnested in the select list: a row per (bucket, bin) as JSON and the unnest as
+  // a function scan in FROM (a tuplestore per row) took the 7-day statement from 10.3 to 14.7 ms (p50, interleaved,
+  // 1,000,000 attempts, load ~4).
+  const histograms = new Map(
+    counted.histogram.map((h) => [date(h.start).getTime(), h.bins.map((bin, i) => ({ bin, count: h.counts[i]! }))]),
+  );
   const buckets = counted.buckets.map((b) => {
     const histogram = histograms.get(date(b.start).getTime()) ?? [];
     const p50 = histogramPercentile(histogram, 0.5);

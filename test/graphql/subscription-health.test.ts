@@ -108,6 +108,12 @@ describe('subscriptionHealth', () => {
     expect(hour.bucketMinutes).toBe(2);
     expect(hour.attempts).toBe(4);
     expect(hour.consecutiveFailures).toBeNull();
+
+    // A 7-day window reads the rollup's hours: 240-minute buckets on whole hours, the older attempt inside.
+    const { subscriptionHealth: week } = await gqlData(support, HEALTH, { id: hook.id, windowHours: 168 });
+    expect(week.bucketMinutes).toBe(240);
+    expect(week.attempts).toBe(9);
+    expect(week.buckets.map((b: { start: string }) => new Date(b.start).getTime() % 3600_000)).toEqual(week.buckets.map(() => 0));
   });
 
   it('an unknown id is resource_missing, a window out of range names windowHours, and it needs a session', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ulid } from 'ulid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobContext } from '@/jobs/definition';
@@ -22,6 +23,7 @@ import { startTestService, type TestService } from '../support/service';
 // minutes leave with the attempts' weeks. Workers off: no scheduled pass runs but the test's.
 
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const STATUSES = [200, 201, 204, 302, 404, 410, 500, 503, null] as const;
 const DURATIONS = [0, 1, 2, 3, 4, 7, 8, 20, 64, 99, 100, 250, 1000, 4096, 10_000, 29_999];
@@ -168,39 +170,106 @@ function expectedRows(watermark: string, kept: (a: Attempt) => boolean = () => t
     .sort(byKey);
 }
 
+interface StoredRow {
+  subscription_id: string;
+  minute: Date;
+  attempts: number;
+  succeeded: number;
+  status_none: number;
+  status_2xx: number;
+  status_3xx: number;
+  status_4xx: number;
+  status_5xx: number;
+  duration_bins: number[];
+  duration_counts: number[];
+  last_attempt_id: string;
+}
+
+function asMinuteRow(r: StoredRow): MinuteRow {
+  return {
+    subscription: r.subscription_id,
+    minute: new Date(r.minute).getTime(),
+    attempts: r.attempts,
+    succeeded: r.succeeded,
+    none: r.status_none,
+    '2xx': r.status_2xx,
+    '3xx': r.status_3xx,
+    '4xx': r.status_4xx,
+    '5xx': r.status_5xx,
+    last: r.last_attempt_id,
+    bins: r.duration_bins,
+    counts: r.duration_counts,
+  };
+}
+
 async function storedRows(): Promise<MinuteRow[]> {
-  const rows = await svc.rt.sql<
-    {
-      subscription_id: string;
-      minute: Date;
-      attempts: number;
-      succeeded: number;
-      status_none: number;
-      status_2xx: number;
-      status_3xx: number;
-      status_4xx: number;
-      status_5xx: number;
-      duration_bins: number[];
-      duration_counts: number[];
-      last_attempt_id: string;
-    }[]
-  >`select * from webhook_attempt_minutes`;
-  return rows
-    .map((r) => ({
-      subscription: r.subscription_id,
-      minute: new Date(r.minute).getTime(),
+  const rows = await svc.rt.sql<StoredRow[]>`select * from webhook_attempt_minutes`;
+  return rows.map(asMinuteRow).sort(byKey);
+}
+
+/** Rows summed to a coarser start (`startOf`), as hourRowsFrom and the totals do: counts added, histograms merged. */
+function grouped(rows: MinuteRow[], startOf: (r: MinuteRow) => { subscription: string; minute: number }): MinuteRow[] {
+  const out = new Map<string, MinuteRow & { histogram: Map<number, number> }>();
+  for (const r of rows) {
+    const at = startOf(r);
+    const key = `${at.subscription} ${at.minute}`;
+    const row = out.get(key) ?? {
+      ...at,
+      attempts: 0,
+      succeeded: 0,
+      none: 0,
+      '2xx': 0,
+      '3xx': 0,
+      '4xx': 0,
+      '5xx': 0,
+      last: '',
+      bins: [],
+      counts: [],
+      histogram: new Map<number, number>(),
+    };
+    out.set(key, row);
+    for (const c of ['attempts', 'succeeded', 'none', '2xx', '3xx', '4xx', '5xx'] as const) row[c] += r[c];
+    if (r.last > row.last) row.last = r.last;
+    r.bins.forEach((bin, i) => row.histogram.set(bin, (row.histogram.get(bin) ?? 0) + r.counts[i]!));
+  }
+  return [...out.values()]
+    .map(({ histogram, ...r }) => {
+      const sorted = [...histogram].sort(([x], [y]) => x - y);
+      return { ...r, bins: sorted.map(([bin]) => bin), counts: sorted.map(([, n]) => n) };
+    })
+    .sort(byKey);
+}
+
+async function storedHours(): Promise<MinuteRow[]> {
+  const rows = await svc.rt.sql<StoredRow[]>`select *, hour as minute from webhook_attempt_hours`;
+  return rows.map(asMinuteRow).sort(byKey);
+}
+
+/** The minute totals, as rows of no subscription with only attempts, succeeded and the last id. */
+async function storedTotals() {
+  const rows = await svc.rt.sql<{ minute: Date; attempts: number; succeeded: number; last_attempt_id: string }[]>`
+    select * from webhook_attempt_minute_totals order by minute`;
+  return rows.map((r) => ({ minute: new Date(r.minute).getTime(), attempts: r.attempts, succeeded: r.succeeded, last: r.last_attempt_id }));
+}
+
+/**
+ * The rollup's three tables at a watermark: the minutes exactly the attempts below it (`kept`: those retention kept),
+ * the hours those minutes summed per hour and the totals them summed per minute, every column (histograms included).
+ */
+async function expectRollup(watermark: string, kept?: (a: Attempt) => boolean): Promise<void> {
+  const minutes = await storedRows();
+  expect(minutes).toEqual(expectedRows(watermark, kept));
+  expect(await storedHours()).toEqual(
+    grouped(minutes, (r) => ({ subscription: r.subscription, minute: Math.floor(r.minute / HOUR) * HOUR })),
+  );
+  expect(await storedTotals()).toEqual(
+    grouped(minutes, (r) => ({ subscription: '', minute: r.minute })).map((r) => ({
+      minute: r.minute,
       attempts: r.attempts,
       succeeded: r.succeeded,
-      none: r.status_none,
-      '2xx': r.status_2xx,
-      '3xx': r.status_3xx,
-      '4xx': r.status_4xx,
-      '5xx': r.status_5xx,
-      last: r.last_attempt_id,
-      bins: r.duration_bins,
-      counts: r.duration_counts,
-    }))
-    .sort(byKey);
+      last: r.last,
+    })),
+  );
 }
 
 async function watermark(): Promise<string> {
@@ -222,6 +291,12 @@ async function expectQueriesExact(): Promise<void> {
     Math.floor((now - 10 * MINUTE) / MINUTE) * MINUTE,
     now - 2 * DAY,
     now - 61 * DAY,
+    // On an hour, and half a minute before one (the hour grain's boundary falls on the first whole minute).
+    Math.floor(now / HOUR) * HOUR,
+    Math.floor(now / HOUR) * HOUR - HOUR,
+    Math.floor(now / HOUR) * HOUR - 30_000,
+    Math.floor(now / HOUR) * HOUR - HOUR - 30_000,
+    Math.floor(now / HOUR) * HOUR - HOUR + 17 * MINUTE + 5_000,
   ];
   for (const since of starts) {
     const counts = await countsSince(
@@ -272,30 +347,43 @@ async function expectQueriesExact(): Promise<void> {
       succeeded: raw.succeeded,
     });
   }
-  const health = await subscriptionHealth({ ctx: operator, input: { id: subscriptions[0]!, windowHours: 1 } });
-  const inHealth = rawSince(health.since.getTime(), subscriptions[0]);
-  expect({ attempts: health.attempts, succeeded: health.succeeded }).toEqual({
-    attempts: inHealth.attempts,
-    succeeded: inHealth.succeeded,
-  });
-  const classes = new Map<string, number>();
-  for (const a of inHealth.of) classes.set(classOf(a.status), (classes.get(classOf(a.status)) ?? 0) + 1);
-  expect(new Map(health.statusClasses.map((c) => [c.statusClass, c.attempts]))).toEqual(classes);
-  // p50/p95 per bucket: percentile_cont over the exact durations, within the bins' error bound (and a rounding).
-  for (const bucket of health.buckets) {
-    const end = bucket.start.getTime() + health.bucketMinutes * MINUTE;
-    const durations = inHealth.of
-      .filter((a) => a.startedAt >= bucket.start.getTime() && a.startedAt < end)
-      .map((a) => a.ms)
-      .sort((x, y) => x - y);
-    expect(durations.length).toBe(bucket.attempts);
-    for (const [q, got] of [
-      [0.5, bucket.p50DurationMs],
-      [0.95, bucket.p95DurationMs],
-    ] as const) {
-      const at = q * (durations.length - 1);
-      const exact = durations[Math.floor(at)]! + (at - Math.floor(at)) * (durations[Math.ceil(at)]! - durations[Math.floor(at)]!);
-      expect(Math.abs(got! - exact), `p${q * 100} ${got} against ${exact}`).toBeLessThanOrEqual(exact * DURATION_ERROR_BOUND + 0.5 + 1e-9);
+  // A subscription's health at minute grain (1 h: 2-minute buckets) and hour grain (7 days: 240-minute buckets on whole
+  // hours from the hour the window starts in), each bucket against the attempts it spans.
+  for (const windowHours of [1, 168]) {
+    const health = await subscriptionHealth({ ctx: operator, input: { id: subscriptions[0]!, windowHours } });
+    const inHealth = rawSince(health.since.getTime(), subscriptions[0]);
+    expect({ attempts: health.attempts, succeeded: health.succeeded }).toEqual({
+      attempts: inHealth.attempts,
+      succeeded: inHealth.succeeded,
+    });
+    const classes = new Map<string, number>();
+    for (const a of inHealth.of) classes.set(classOf(a.status), (classes.get(classOf(a.status)) ?? 0) + 1);
+    expect(new Map(health.statusClasses.map((c) => [c.statusClass, c.attempts]))).toEqual(classes);
+    // p50/p95 per bucket: percentile_cont over the exact durations, within the bins' error bound (and a rounding).
+    for (const bucket of health.buckets) {
+      const end = bucket.start.getTime() + health.bucketMinutes * MINUTE;
+      const inBucket = inHealth.of.filter((a) => a.startedAt >= bucket.start.getTime() && a.startedAt < end);
+      const durations = inBucket.map((a) => a.ms).sort((x, y) => x - y);
+      expect({ attempts: bucket.attempts, succeeded: bucket.succeeded }).toEqual({
+        attempts: inBucket.length,
+        succeeded: inBucket.filter(succeeded).length,
+      });
+      for (const [q, got] of [
+        [0.5, bucket.p50DurationMs],
+        [0.95, bucket.p95DurationMs],
+      ] as const) {
+        const at = q * (durations.length - 1);
+        const exact = durations[Math.floor(at)]! + (at - Math.floor(at)) * (durations[Math.ceil(at)]! - durations[Math.floor(at)]!);
+        expect(Math.abs(got! - exact), `p${q * 100} ${got} against ${exact}`).toBeLessThanOrEqual(
+          exact * DURATION_ERROR_BOUND + 0.5 + 1e-9,
+        );
+      }
+    }
+    if (windowHours === 168) {
+      expect(health.bucketMinutes).toBe(240);
+      const origin = Math.floor(health.since.getTime() / HOUR) * HOUR;
+      for (const bucket of health.buckets) expect((bucket.start.getTime() - origin) % (240 * MINUTE)).toBe(0);
+      expect(health.buckets.length).toBeGreaterThan(0);
     }
   }
 }
@@ -329,12 +417,12 @@ describe('the attempts rollup', () => {
     expect(mark).toBe(first.watermark);
     expect(first.attempts).toBe(written.filter((a) => a.id < mark).length);
     expect(first.attempts).toBeGreaterThan(500);
-    expect(await storedRows()).toEqual(expectedRows(mark));
+    await expectRollup(mark);
     await expectQueriesExact();
 
     const again = await rollUpAttempts({ ctx, input: { now: new Date(now - 5 * MINUTE) } });
     expect(again).toMatchObject({ attempts: 0, watermark: mark, caughtUp: true });
-    expect(await storedRows()).toEqual(expectedRows(mark));
+    await expectRollup(mark);
   });
 
   it('adds an attempt recorded after its minute was counted to that minute, and the queries agree with the attempts meanwhile', async () => {
@@ -353,7 +441,7 @@ describe('the attempts rollup', () => {
     const mark = await watermark();
     expect(pass.attempts).toBe(written.filter((a) => a.id >= before && a.id < mark).length);
     expect(late.filter((a) => a.id < mark)).toHaveLength(2);
-    expect(await storedRows()).toEqual(expectedRows(mark));
+    await expectRollup(mark);
     await expectQueriesExact();
   });
 
@@ -384,7 +472,7 @@ describe('the attempts rollup', () => {
     const mark = await watermark();
     expect(passes[0]!.attempts + passes[1]!.attempts).toBe(written.filter((x) => x.id >= before && x.id < mark).length);
     expect(passes[0]!.attempts + passes[1]!.attempts).toBeGreaterThanOrEqual(300);
-    expect(await storedRows()).toEqual(expectedRows(mark));
+    await expectRollup(mark);
     await expectQueriesExact();
 
     // As the job runs it: up to the margin before the database's clock, and not past it.
@@ -393,17 +481,37 @@ describe('the attempts rollup', () => {
     const latest = await watermark();
     expect(latest <= ulid(Date.now() - ROLLUP_MARGIN_MS + 1_000)).toBe(true);
     expect(latest >= ulid(Date.now() - ROLLUP_MARGIN_MS - 30_000)).toBe(true);
-    expect(await storedRows()).toEqual(expectedRows(latest));
+    await expectRollup(latest);
     await expectQueriesExact();
   });
 
-  it('drops the minutes of the weeks of attempts retention dropped, and keeps the others', async () => {
+  it("migration 0018's backfill makes the hours and minute totals the pass made, from the minutes alone", async () => {
+    const migration = readFileSync(new URL('../../db/migrations/0018_attempt_hours.sql', import.meta.url), 'utf8');
+    const backfill = migration
+      .split('--> statement-breakpoint')
+      .map((statement) => statement.replace(/^--.*$/gm, '').trim())
+      .filter((statement) => statement.startsWith('INSERT INTO'));
+    expect(backfill).toHaveLength(2);
+    const mark = await watermark();
+    const [hours, totals] = [await storedHours(), await storedTotals()];
+    expect(hours.length).toBeGreaterThan(3);
+    await svc.rt.sql.begin(async (tx) => {
+      await tx`delete from webhook_attempt_hours`;
+      await tx`delete from webhook_attempt_minute_totals`;
+      for (const statement of backfill) await tx.unsafe(statement);
+    });
+    expect(await storedHours()).toEqual(hours);
+    expect(await storedTotals()).toEqual(totals);
+    await expectRollup(mark);
+  });
+
+  it('drops the minutes, hours and minute totals of the weeks of attempts retention dropped, and keeps the others', async () => {
     const retired = await retireHistory({ ctx });
     expect(retired.dropped.some((p) => p.startsWith('webhook_attempts_w'))).toBe(true);
     const deleted = await retireAttemptMinutes({ ctx });
     expect(deleted).toBeGreaterThan(0);
     const mark = await watermark();
-    expect(await storedRows()).toEqual(expectedRows(mark, (a) => a.startedAt > now - 40 * DAY));
+    await expectRollup(mark, (a) => a.startedAt > now - 40 * DAY);
     expect(await retireAttemptMinutes({ ctx })).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fieldDiff, showValue } from '@/app/_console/audit/diff';
 import { everyMinute } from '@/app/_console/overview/minutes';
-import { formatAge } from '@/app/_console/ui/format';
+import { formatAge, formatSpan } from '@/app/_console/ui/format';
 
 // What the overview and the audit log compute before they render: the chart's minutes, an entry's diff, a wait.
 
@@ -56,4 +56,19 @@ describe('fieldDiff', () => {
 
 it('formatAge reads as seconds, minutes or hours', () => {
   expect([formatAge(null), formatAge(45), formatAge(200), formatAge(7500)]).toEqual(['—', '45 s', '3 min 20 s', '2 h 5 min']);
+});
+
+describe('formatSpan', () => {
+  it('names a health chart interval in minutes, or in hours when whole (a window of 48 h or more)', () => {
+    expect([1, 2, 8, 30, 90, 60, 120, 240].map(formatSpan)).toEqual([
+      '1 minute',
+      '2 minutes',
+      '8 minutes',
+      '30 minutes',
+      '90 minutes',
+      '1 hour',
+      '2 hours',
+      '4 hours',
+    ]);
+  });
 });

@@ -66,6 +66,12 @@ export function formatAge(seconds: number | null | undefined): string {
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
+/** A health chart's interval: "8 minutes"; in hours when whole ("1 hour", "4 hours": a window of 48 h or more). */
+export function formatSpan(minutes: number): string {
+  if (minutes % 60 !== 0) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return `${minutes / 60} hour${minutes === 60 ? '' : 's'}`;
+}
+
 const LONGEST_PIECE = 24;
 
 /**

@@ -5,7 +5,9 @@ import { WebhookSubscription } from './partner';
 
 @ObjectType('SubscriptionHealthBucket', { description: 'Attempts that started in one interval of the window.' })
 export class SubscriptionHealthBucket {
-  @Field(() => Date, { description: 'The interval starts here (a whole minute) and lasts bucketMinutes.' })
+  @Field(() => Date, {
+    description: 'The interval starts here (a whole minute; a whole hour in a window of 48 hours or more) and lasts bucketMinutes.',
+  })
   start!: Date;
 
   @Field(() => Int)
@@ -46,7 +48,7 @@ export class SubscriptionHealthReport {
   @Field(() => Date)
   since!: Date;
 
-  @Field(() => Int, { description: 'The length of each bucket (about 48 per window).' })
+  @Field(() => Int, { description: 'The length of each bucket (about 48 per window; whole hours from a 48-hour window on).' })
   bucketMinutes!: number;
 
   @Field(() => [SubscriptionHealthBucket], { description: 'Intervals with attempts, oldest first.' })

@@ -1,7 +1,7 @@
 'use client';
 
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatPoint } from '../../../_console/ui/format';
+import { formatPoint, formatSpan } from '../../../_console/ui/format';
 
 interface Bucket {
   start: string;
@@ -32,7 +32,7 @@ export function HealthCharts({ buckets, bucketMinutes }: { buckets: Bucket[]; bu
   return (
     <>
       <h2>Over time</h2>
-      <p className="muted">Each point covers {bucketMinutes} minutes; intervals without attempts are left out.</p>
+      <p className="muted">Each point covers {formatSpan(bucketMinutes)}; intervals without attempts are left out.</p>
       <div className="charts">
         <figure>
           <figcaption>Success rate (%) and attempts per interval</figcaption>
