@@ -1,19 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
-// Per-subscription, per-minute counts of webhook_attempts (issue 29), kept by the maintenance job's rollup pass
-// (server/history/rollup.ts): the console's overview, a subscription's health and the partners' success rates read
-// closed minutes here and only the attempts not yet rolled up from webhook_attempts, so their cost no longer grows with
-// the history (at 10,000,000 attempts the health of one subscription over 7 days read every attempt of the week: 5 s).
-// A row counts the attempts with an id below the watermark (webhook_attempt_rollup) whose started_at falls in its
-// minute; an attempt recorded after its minute was rolled up is added to the row by the next pass (upsert).
-export const webhookAttemptMinutes = pgTable(
-  'webhook_attempt_minutes',
-  {
-    // No foreign key: rows outlive nothing they name, and a delete of a subscription row never happens (soft delete).
-    subscriptionId: text('subscription_id').notNull(),
-    // The minute the attempts started in (date_trunc('minute', started_at)).
-    minute: timestamp('minute', { withTimezone: true }).notNull(),
+/**
+ * The counts a rollup row holds for its subscription and span (a minute or an hour), and the largest attempt id
+ * counted: one definition for both grains, made afresh for each table (Drizzle binds a column to its table).
+ */
+function attemptCounts() {
+  return {
     attempts: integer('attempts').notNull(),
     // error_kind is null: what the queries have always called a success.
     succeeded: integer('succeeded').notNull(),
@@ -31,6 +24,23 @@ export const webhookAttemptMinutes = pgTable(
     // The largest attempt id counted: a window starting inside this minute reads the minute's attempts from
     // webhook_attempts up to this id (ids are made when an attempt is recorded, so no other bound exists).
     lastAttemptId: text('last_attempt_id').notNull(),
+  };
+}
+
+// Per-subscription, per-minute counts of webhook_attempts (issue 29), kept by the maintenance job's rollup pass
+// (server/history/rollup.ts): the console's overview, a subscription's health and the partners' success rates read
+// closed minutes here and only the attempts not yet rolled up from webhook_attempts, so their cost no longer grows with
+// the history (at 10,000,000 attempts the health of one subscription over 7 days read every attempt of the week: 5 s).
+// A row counts the attempts with an id below the watermark (webhook_attempt_rollup) whose started_at falls in its
+// minute; an attempt recorded after its minute was rolled up is added to the row by the next pass (upsert).
+export const webhookAttemptMinutes = pgTable(
+  'webhook_attempt_minutes',
+  {
+    // No foreign key: rows outlive nothing they name, and a delete of a subscription row never happens (soft delete).
+    subscriptionId: text('subscription_id').notNull(),
+    // The minute the attempts started in (date_trunc('minute', started_at)).
+    minute: timestamp('minute', { withTimezone: true }).notNull(),
+    ...attemptCounts(),
   },
   (t) => [
     // A subscription's minutes over a window (health, success rates, a streak).
@@ -64,16 +74,7 @@ export const webhookAttemptHours = pgTable(
     subscriptionId: text('subscription_id').notNull(),
     // The hour the attempts started in (date_bin on whole UTC hours, as minuteOf bins minutes).
     hour: timestamp('hour', { withTimezone: true }).notNull(),
-    attempts: integer('attempts').notNull(),
-    succeeded: integer('succeeded').notNull(),
-    statusNone: integer('status_none').notNull(),
-    status2xx: integer('status_2xx').notNull(),
-    status3xx: integer('status_3xx').notNull(),
-    status4xx: integer('status_4xx').notNull(),
-    status5xx: integer('status_5xx').notNull(),
-    durationBins: smallint('duration_bins').array().notNull(),
-    durationCounts: integer('duration_counts').array().notNull(),
-    lastAttemptId: text('last_attempt_id').notNull(),
+    ...attemptCounts(),
   },
   (t) => [
     // A subscription's hours over a window; retention deletes by hour (a few thousand rows a week: no index of its own).
