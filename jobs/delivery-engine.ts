@@ -4,7 +4,7 @@ import { newId } from '@/server/ids';
 import { attemptDelivery, USER_AGENT, type AttemptOutcome } from '@/server/delivery/send-attempt';
 import { releaseClaims, renewClaims, returnExpiredClaims } from '@/server/delivery/leases';
 import type { ClaimedAttempt } from '@/server/delivery/claimed-attempt';
-import { createWebhookClient, type WebhookClient } from '@/server/delivery/http-client';
+import { CONNECTIONS_PER_ORIGIN, createWebhookClient, type WebhookClient } from '@/server/delivery/http-client';
 import { answerOf, InFlightLimit } from '@/server/delivery/in-flight-limit';
 import { recordOutcomes, type RecordResult } from '@/server/delivery/record-outcomes';
 import { beat, leave } from '@/server/workers/heartbeat';
@@ -27,6 +27,12 @@ const PACE_WINDOW_MS = 100;
 const HEARTBEAT_MS = 5000;
 // How long a subscription's in-flight limit is kept without an answer (see heartbeat).
 const LIMIT_MEMORY_MS = 60_000;
+// A subscription's limit grows only while this worker has fewer attempts in flight to its origin than it keeps
+// connections there (CONNECTIONS_PER_ORIGIN), and falls back toward the base when they are all busy: past them, more
+// only wait inside the client, their time counted against the receiver. Without this, a burst to 10 subscriptions of
+// one receiver grew every limit and ran a quarter slower than with 10 each (bench delivery, alternating with the code
+// before, load 1-4: 1,095 against 1,469 and 1,526 against 1,985 deliveries/s; growing only below the connections,
+// 1,478 against 1,925).
 // A claim older than this share of WEBHOOK_CLAIM_SECONDS is confirmed before its attempt is sent, and a
 // renewal this long after the last one is late. Renewals come every third of a claim, so only a stalled
 // event loop or a slow database gets there: a 6 s freeze (SIGSTOP, test/webhooks/stall.test.ts) of a
@@ -100,6 +106,9 @@ export class DeliveryEngine {
   private readonly limits = new Map<string, InFlightLimit>();
   /** Worker processes alive at the last heartbeat, this one included: each takes an equal share of a limit. */
   private liveWorkers = 1;
+  /** Attempts in flight by origin (scheme, host and port of the subscription's URL), and the origin of each URL seen. */
+  private readonly runningToOrigin = new Map<string, number>();
+  private readonly originOf = new Map<string, string>();
   private roomWaiters: (() => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   private timers: NodeJS.Timeout[] = [];
@@ -327,8 +336,28 @@ export class DeliveryEngine {
       limit = new InFlightLimit(this.ctx.env.WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION, this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION);
       this.limits.set(subscriptionId, limit);
     }
-    limit.answered(answerOf(outcome.outcome), backlogged);
+    // Room to grow: attempts wait for this subscription's slots, and this worker has a free connection to its origin.
+    const toOrigin = this.runningToOrigin.get(this.origin(attempt)) ?? 0;
+    limit.answered(answerOf(outcome.outcome), backlogged && toOrigin < CONNECTIONS_PER_ORIGIN, {
+      crowded: toOrigin >= CONNECTIONS_PER_ORIGIN,
+    });
     if (limit.atBase && !backlogged) this.limits.delete(subscriptionId);
+  }
+
+  /** The origin an attempt goes to, as the client pools its connections (by URL: a subscription's URL can change). */
+  private origin(attempt: ClaimedAttempt): string {
+    let origin = this.originOf.get(attempt.url);
+    if (origin === undefined) {
+      try {
+        origin = new URL(attempt.url).origin;
+      } catch {
+        origin = attempt.url;
+      }
+      // Bounded: the URLs of every subscription, and of their changes since the last clear.
+      if (this.originOf.size >= 10_000) this.originOf.clear();
+      this.originOf.set(attempt.url, origin);
+    }
+    return origin;
   }
 
   /** How many of a subscription's attempts may wait here (MIN_WAITING until its pace is known). */
@@ -353,9 +382,12 @@ export class DeliveryEngine {
   private async run(attempt: ClaimedAttempt): Promise<void> {
     this.inFlight++;
     this.sending.set(attempt.id, attempt);
+    const origin = this.origin(attempt);
+    this.runningToOrigin.set(origin, (this.runningToOrigin.get(origin) ?? 0) + 1);
     const outcome = await attemptDelivery(this.ctx, attempt, this.client, () => this.claimConfirmed(attempt.id));
     this.sending.delete(attempt.id);
     this.inFlight--;
+    decrement(this.runningToOrigin, origin);
     decrement(this.running, attempt.subscription_id);
     if (attempt.trigger === 'replay') decrement(this.replaying, attempt.subscription_id);
     if (this.abandoned.has(attempt.id)) {

@@ -15,6 +15,8 @@ export type PostOutcome =
   | { kind: 'error'; errorKind: Exclude<AttemptErrorKind, 'http_status'>; message: string; durationMs: number; address?: string };
 
 export const MAX_RESPONSE_BODY = 16 * 1024;
+/** Connections a worker keeps to one origin: requests past them wait inside the client for one to free. */
+export const CONNECTIONS_PER_ORIGIN = 64;
 
 interface Options {
   resolve: Resolver;
@@ -92,7 +94,7 @@ export function createWebhookClient(opts: Options) {
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 30_000,
-    connections: 64,
+    connections: CONNECTIONS_PER_ORIGIN,
   });
 
   /**

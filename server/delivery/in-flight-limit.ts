@@ -24,12 +24,15 @@ export function answerOf(outcome: PostOutcome | undefined): Answer {
  * window follows a path (additive increase, multiplicative decrease). It starts at `base`
  * (WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION) and:
  *
- * - grows by one after as many fast answers as the limit, counted only while the subscription's attempts
- *   were waiting for a slot (a limit that is not what holds it back has nothing to learn), never past `max`
+ * - grows by one after as many fast answers as the limit, counted only while more in flight could help: the
+ *   subscription's attempts were waiting for a slot and the worker had time to send more (a limit that is not
+ *   what holds the deliveries back has nothing to learn), never past `max`
  *   (WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION, the bound a partner can count on);
  * - halves on a struggling answer, never below `base`: a failing or slowing endpoint is back near `base`
  *   within a few answers, and one that only ever failed or answered slowly never had more;
- * - holds on a steady answer.
+ * - holds on a steady answer;
+ * - halves, not below `base`, when the worker's connections to the receiver's origin are all busy (`crowded`):
+ *   more in flight would only wait inside the client, their time counted as the receiver's.
  *
  * Why: a fixed 10 bounded one subscription at 10 / round trip. A replay to a receiver that kept up ran at
  * 189 events/s with 10 in flight and 450/s with 40 on the same loaded machine (bench replay, 20,000
@@ -59,13 +62,13 @@ export class InFlightLimit {
     return this.limit <= this.base;
   }
 
-  /** An answer arrived; `backlogged`: attempts of the subscription were waiting for a slot. */
-  answered(answer: Answer, backlogged: boolean): void {
+  /** An answer arrived; `mayGrow`: more in flight could help (attempts wait for a slot, a connection is free). */
+  answered(answer: Answer, mayGrow: boolean, { crowded = false }: { crowded?: boolean } = {}): void {
     this.answeredAt = performance.now();
-    if (answer === 'struggling') {
+    if (answer === 'struggling' || crowded) {
       this.limit = Math.max(Math.min(this.base, this.max), Math.floor(this.limit / 2));
       this.fastSinceGrowth = 0;
-    } else if (answer === 'fast' && backlogged && this.limit < this.max && ++this.fastSinceGrowth >= this.limit) {
+    } else if (answer === 'fast' && mayGrow && this.limit < this.max && ++this.fastSinceGrowth >= this.limit) {
       this.limit++;
       this.fastSinceGrowth = 0;
     }

@@ -49,6 +49,16 @@ describe("a subscription's in-flight limit", () => {
     expect(limit.atBase).toBe(true);
   });
 
+  it("halves toward the base while the worker's connections to the origin are all busy, even on fast answers", () => {
+    const limit = new InFlightLimit(10, 64);
+    while (limit.value < 40) limit.answered('fast', true);
+    limit.answered('fast', false, { crowded: true });
+    expect(limit.value).toBe(20);
+    limit.answered('fast', false, { crowded: true });
+    limit.answered('fast', false, { crowded: true });
+    expect(limit.value).toBe(10);
+  });
+
   it('starts the count again after a struggling answer', () => {
     const limit = new InFlightLimit(10, 64);
     for (let i = 0; i < 9; i++) limit.answered('fast', true);
