@@ -174,8 +174,14 @@ test('a subscription made by REST opens from its partner page to its health, whi
   await expect(page.getByRole('group', { name: 'Health at a glance' })).toContainText('Backlog');
   await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('6');
   await expect(page).toHaveURL(/hours=6/);
-  // About 48 intervals per window: 8 minutes each over 6 hours.
+  // About 48 intervals per window: 8 minutes each over 6 hours; from 48 hours on, whole hours (read from the hourly rollup).
   await expect(page.getByText('Each point covers 8 minutes')).toBeVisible();
+  await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('168');
+  await expect(page).toHaveURL(/hours=168/);
+  await expect(page.getByText('Each point covers 4 hours')).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Response status classes' })).toContainText('No HTTP answer');
+  await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('6');
+  await expect(page).toHaveURL(/hours=6/);
   await snapshot(page, 'subscription-health', test.info());
 
   await page.getByRole('button', { name: 'Disable subscription' }).click();
