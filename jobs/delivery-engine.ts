@@ -324,7 +324,10 @@ export class DeliveryEngine {
   }
 
   private baseLimit(): number {
-    return Math.min(this.ctx.env.WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION, this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+    return InFlightLimit.starting(
+      this.ctx.env.WEBHOOK_BASE_IN_FLIGHT_PER_SUBSCRIPTION,
+      this.ctx.env.WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION,
+    );
   }
 
   /** An answer moves the subscription's limit; one back at the base with nothing waiting is forgotten. */

@@ -50,7 +50,12 @@ export class InFlightLimit {
     readonly base: number,
     readonly max: number,
   ) {
-    this.limit = Math.min(base, max);
+    this.limit = InFlightLimit.starting(base, max);
+  }
+
+  /** Where a limit starts, and what a subscription without one gets: the base, within the max. */
+  static starting(base: number, max: number): number {
+    return Math.min(base, max);
   }
 
   get value(): number {
@@ -66,7 +71,7 @@ export class InFlightLimit {
   answered(answer: Answer, mayGrow: boolean, { crowded = false }: { crowded?: boolean } = {}): void {
     this.answeredAt = performance.now();
     if (answer === 'struggling' || crowded) {
-      this.limit = Math.max(Math.min(this.base, this.max), Math.floor(this.limit / 2));
+      this.limit = Math.max(InFlightLimit.starting(this.base, this.max), Math.floor(this.limit / 2));
       this.fastSinceGrowth = 0;
     } else if (answer === 'fast' && mayGrow && this.limit < this.max && ++this.fastSinceGrowth >= this.limit) {
       this.limit++;
