@@ -135,26 +135,30 @@ interface MinuteRow {
 const byKey = (x: MinuteRow, y: MinuteRow) => x.subscription.localeCompare(y.subscription) || x.minute - y.minute;
 
 /** The rollup's rows as the attempts below the watermark say they must be, computed here from the rows written. */
+/** A row of no attempts for a subscription and span, to count into. */
+function emptyRow(at: { subscription: string; minute: number }): MinuteRow & { histogram: Map<number, number> } {
+  return {
+    ...at,
+    attempts: 0,
+    succeeded: 0,
+    none: 0,
+    '2xx': 0,
+    '3xx': 0,
+    '4xx': 0,
+    '5xx': 0,
+    last: '',
+    bins: [],
+    counts: [],
+    histogram: new Map(),
+  };
+}
+
 function expectedRows(watermark: string, kept: (a: Attempt) => boolean = () => true): MinuteRow[] {
   const rows = new Map<string, MinuteRow & { histogram: Map<number, number> }>();
   for (const a of written.filter((a) => a.id < watermark && kept(a))) {
     const minute = Math.floor(a.startedAt / MINUTE) * MINUTE;
     const key = `${a.subscription} ${minute}`;
-    const row = rows.get(key) ?? {
-      subscription: a.subscription,
-      minute,
-      attempts: 0,
-      succeeded: 0,
-      none: 0,
-      '2xx': 0,
-      '3xx': 0,
-      '4xx': 0,
-      '5xx': 0,
-      last: '',
-      bins: [],
-      counts: [],
-      histogram: new Map<number, number>(),
-    };
+    const row = rows.get(key) ?? emptyRow({ subscription: a.subscription, minute });
     rows.set(key, row);
     row.attempts++;
     if (succeeded(a)) row.succeeded++;
@@ -213,20 +217,7 @@ function grouped(rows: MinuteRow[], startOf: (r: MinuteRow) => { subscription: s
   for (const r of rows) {
     const at = startOf(r);
     const key = `${at.subscription} ${at.minute}`;
-    const row = out.get(key) ?? {
-      ...at,
-      attempts: 0,
-      succeeded: 0,
-      none: 0,
-      '2xx': 0,
-      '3xx': 0,
-      '4xx': 0,
-      '5xx': 0,
-      last: '',
-      bins: [],
-      counts: [],
-      histogram: new Map<number, number>(),
-    };
+    const row = out.get(key) ?? emptyRow(at);
     out.set(key, row);
     for (const c of ['attempts', 'succeeded', 'none', '2xx', '3xx', '4xx', '5xx'] as const) row[c] += r[c];
     if (r.last > row.last) row.last = r.last;
