@@ -176,7 +176,7 @@ export const quotesScenario: Scenario = {
     };
     const figures: Figure[] = [];
     const first = await compareSides(ctx, 'quotes', sides(ctx, partner), quotes);
-    figures.push(...figuresOf(first.summaries, 'quotes/s', { rateRatio: 0.6, p99Ratio: 1.5 }));
+    figures.push(...figuresOf(first.summaries, 'quotes/s', { rateRatio: 0.7, p99Ratio: 1.5 }));
 
     // One order to read, made through the API by a lean process.
     const maker = await startService(ctx, 'lean');
@@ -200,7 +200,7 @@ export const quotesScenario: Scenario = {
       smoke: async (child) => void (await expectJson(child, orderPath, { headers }, 200, (b) => b.id === order.id)),
     };
     const second = await compareSides(ctx, 'order reads', sides(ctx, partner), reads);
-    figures.push(...figuresOf(second.summaries, 'order reads/s', { rateRatio: 0.6, p99Ratio: 1.5 }));
+    figures.push(...figuresOf(second.summaries, 'order reads/s', { rateRatio: 0.7, p99Ratio: 1.5 }));
     return { failures: [...first.failures, ...second.failures], figures };
   },
 };
@@ -246,7 +246,7 @@ export const ordersScenario: Scenario = {
     const endToEnd = await ordersEndToEnd(ctx, pairs);
     return {
       failures: [...failures, ...endToEnd.failures],
-      figures: [...figuresOf(summaries, 'pairs/s', { rateRatio: 0.5, rate: 1000 }), ...endToEnd.figures],
+      figures: [...figuresOf(summaries, 'pairs/s', { rateRatio: 0.7, rate: 1000 }), ...endToEnd.figures],
     };
   },
 };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
@@ -36,7 +36,7 @@ export function validateIdempotencyKey(key: string): void {
 }
 
 export function requestFingerprint(method: string, path: string, rawBody: string): string {
-  return createHash('sha256').update(`${method} ${path}\n${rawBody}`).digest('hex');
+  return hash('sha256', `${method} ${path}\n${rawBody}`, 'hex');
 }
 
 /**

@@ -24,8 +24,8 @@ interface Tally {
 export class RequestCounter {
   private tallies = new Map<string, Tally>();
 
-  count(partnerId: string, environment: Environment, status: number, replayed: boolean, now = new Date()): void {
-    const day = now.toISOString().slice(0, 10);
+  count(partnerId: string, environment: Environment, status: number, replayed: boolean, now = Date.now()): void {
+    const day = utcDay(now);
     const key = `${partnerId}\u0000${environment}\u0000${day}`;
     let tally = this.tallies.get(key);
     if (!tally) this.tallies.set(key, (tally = { partnerId, environment, day, requests: 0, invalid: 0, replayed: 0 }));
@@ -73,6 +73,19 @@ export class RequestCounter {
       throw error;
     }
   }
+}
+
+const DAY_MS = 86_400_000;
+let dayStart = 0;
+let dayText = '';
+
+/** The UTC date of `ms` as YYYY-MM-DD, written out once a day rather than once a request (a Date and an ISO string each). */
+function utcDay(ms: number): string {
+  if (ms < dayStart || ms >= dayStart + DAY_MS) {
+    dayStart = ms - (ms % DAY_MS);
+    dayText = new Date(dayStart).toISOString().slice(0, 10);
+  }
+  return dayText;
 }
 
 /** Flushes every `everyMs` (5 s) and once more on stop. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** A new session token: 256 random bits, sent only in the cookie. */
 export function newSessionToken(): string {
@@ -7,5 +7,5 @@ export function newSessionToken(): string {
 
 /** What is stored and looked up: the token's SHA-256 (a random token needs no slow hash). */
 export function sessionTokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
