@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { allowlistEntries, apiVersionPins, credentials, partners } from '@/db/schema';
 import type { Env } from '../config/env';
-import type { Environment } from '../context';
+import type { Environment, PartnerActor } from '../context';
 import { hashApiKey } from './api-keys';
 import { parseCidr, type Cidr } from './cidr';
 
@@ -20,6 +20,8 @@ export interface VerifiedCredential {
    * pins it, which then sets it here. A pin changed elsewhere reaches this process with the TTL.
    */
   apiVersion: string | null;
+  /** The actor of this credential's requests, made on its first (server/http/partner-route.ts). */
+  actor?: PartnerActor;
 }
 
 interface Entry {

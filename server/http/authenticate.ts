@@ -20,7 +20,7 @@ const MAX_HEADER_LENGTH = 256;
 export async function authenticate(
   exchange: Exchange,
   { credentials, authFailures }: { credentials: CredentialCache; authFailures: FailureThrottle },
-  addressOf: () => string,
+  client: { addressOf(): string },
 ): Promise<VerifiedCredential> {
   const apiKey = exchange.header('x-api-key');
   const clientId = exchange.header('x-client-id');
@@ -28,7 +28,7 @@ export async function authenticate(
     throw new AuthenticationError();
   }
   const credential = await credentials.lookup(apiKey, () => {
-    const wait = authFailures.retryAfter(addressOf());
+    const wait = authFailures.retryAfter(client.addressOf());
     if (wait > 0) throw new AuthThrottledError(wait);
   });
   // Compare even when the lookup missed, so a miss and a mismatch take the same time.
