@@ -125,34 +125,41 @@ function readIncoming(req: IncomingMessage, limit: number, timeoutMs: number): P
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (error?: AppError) => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onAborted);
-      if (error) {
-        // The rest is not read: the answer closes the connection (Node would otherwise read and drop it all).
-        req.pause();
-        reject(closing(error));
-      } else {
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      }
+    // The listeners as methods of one object, not named closures: under tsx (esbuild's keepNames) each named
+    // closure costs a property definition, ~10 us of a body read under the profiler with four of them.
+    const on = {
+      done(error?: AppError) {
+        clearTimeout(timer);
+        req.off('data', on.data);
+        req.off('end', on.end);
+        req.off('error', on.gone);
+        req.off('aborted', on.gone);
+        if (error) {
+          // The rest is not read: the answer closes the connection (Node would otherwise read and drop it all).
+          req.pause();
+          reject(closing(error));
+        } else {
+          resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+        }
+      },
+      data(chunk: Buffer) {
+        size += chunk.length;
+        if (size > limit) return on.done(payloadTooLarge(limit));
+        chunks.push(chunk);
+      },
+      end() {
+        on.done();
+      },
+      // A client that went away: nobody reads the answer, but the request still ends as an error.
+      gone() {
+        on.done(bodyTimeout(timeoutMs));
+      },
     };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) return done(payloadTooLarge(limit));
-      chunks.push(chunk);
-    };
-    const onEnd = () => done();
-    // A client that went away: nobody reads the answer, but the request still ends as an error.
-    const onError = () => done(bodyTimeout(timeoutMs));
-    const onAborted = onError;
-    const timer = setTimeout(() => done(bodyTimeout(timeoutMs)), timeoutMs);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('aborted', onAborted);
+    const timer = setTimeout(on.gone, timeoutMs);
+    req.on('data', on.data);
+    req.on('end', on.end);
+    req.on('error', on.gone);
+    req.on('aborted', on.gone);
   });
 }
 

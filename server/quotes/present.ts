@@ -3,7 +3,7 @@ import { livemode } from '../context';
 import { unixSeconds } from '../time';
 import type { QuoteResource } from './schemas';
 
-type QuoteRow = typeof quotes.$inferSelect;
+export type QuoteRow = typeof quotes.$inferSelect;
 
 export function presentQuote(row: QuoteRow): QuoteResource {
   return {
