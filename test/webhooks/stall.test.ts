@@ -88,7 +88,7 @@ async function freeze(
   subscription: string,
   ms: number,
   letGo: () => void,
-  before?: { what: string; holds: () => Promise<boolean> },
+  before?: { what: string; holds: () => Promise<boolean>; context?: () => string },
 ): Promise<{ at: number; held: number }> {
   await waitFor(
     'a fresh heartbeat of the worker to freeze',
@@ -105,7 +105,7 @@ async function freeze(
   const at = Date.now();
   letGo();
   await settle(ms, 'the worker stays frozen this long: longer than its claims');
-  if (before) await waitFor(before.what, before.holds, { timeoutMs: 60_000, intervalMs: 100 });
+  if (before) await waitFor(before.what, before.holds, { timeoutMs: 60_000, intervalMs: 100, context: before.context });
   w.process.signal('SIGCONT');
   return { at, held };
 }
@@ -165,14 +165,18 @@ describe('a worker frozen for longer than its claims', () => {
     // Woken before the other worker has claimed what the sweeper returned, the frozen one could fetch those
     // attempts' deliver jobs and claim them again itself (no duplicate, but not what this test is about; it
     // then never finds a claim lost: 1 run in 5 on a loaded machine). So it wakes once none is still its own.
+    let waiting: string[] = [];
     const frozen = await freeze(first, subscription, (HEARTBEAT_STALE_SECONDS + 7) * 1000, letGo, {
       what: 'the other worker to hold every attempt the frozen one held',
       holds: async () => {
-        const [row] = await fx.svc.rt.db.execute<{ n: number }>(sql`
-          select count(*)::int as n from webhook_deliveries
+        const rows = await fx.svc.rt.db.execute<{ id: string; claimed_by: string | null; claimed_until: string | null }>(sql`
+          select id, claimed_by, claimed_until from webhook_deliveries
           where subscription_id = ${subscription} and status = 'pending' and (claimed_by is null or claimed_by = ${first.id})`);
-        return row?.n === 0;
+        waiting = rows.map((r) => `${r.id} claimed by ${r.claimed_by ?? 'nobody'} until ${r.claimed_until ?? '-'}`);
+        return rows.length === 0;
       },
+      // It timed out in about half the runs on 2026-11-27 (cause not found): say which deliveries it waited for.
+      context: () => `frozen worker ${first.id}; still waiting for: ${waiting.join('; ')}\n${output()}`,
     });
     const { duplicated, misrecorded } = await settled(subscription, path, output);
     // The woken worker finds out at its first renewal; on a loaded machine that can come after the other
