@@ -15,6 +15,16 @@ import { plannedEachTime } from '@/db/client';
 const SWEEP_LOCK = 728_463_105;
 
 /**
+ * How long a sweeper may sit idle inside its transaction before Postgres ends its session, and with it
+ * the sweep lock and the rows it locked. A sweep's statements follow each other within milliseconds;
+ * only a process that stopped between them (SIGSTOP, a GC pause of seconds, a blocked event loop) waits
+ * longer. Without the bound such a process held the lock for as long as it was frozen, so no other worker
+ * returned a dead worker's claims: test/webhooks/stall.test.ts "past the heartbeat" timed out in about
+ * half of its runs on 2026-11-27, the frozen worker still holding the claims it had been sweeping.
+ */
+export const SWEEP_IDLE_LIMIT_SECONDS = 5;
+
+/**
  * Extends the claims this worker still holds (in flight, waiting in its memory, or awaiting their
  * record), given as delivery id to event id, and answers which those are. One missing from the answer
  * was taken from it while its renewals were late (see `returnable`): it must not be sent, and its
@@ -44,10 +54,18 @@ export async function releaseClaims(ctx: Ctx, holder: string, deliveryIds: reado
  * (another finds the lock taken and leaves them); the worker's own dropped claims, by itself.
  */
 export async function returnExpiredClaims(ctx: Ctx, sweeper: { holder: string; holds: readonly string[] }, limit = 1000): Promise<number> {
-  return withTransaction(ctx, async (tx) => {
-    const [lock] = await tx.db.execute<{ ok: boolean }>(sql`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as ok`);
-    return returnClaims(tx, returnable({ ...sweeper, othersToo: lock?.ok === true }), 0, limit);
-  });
+  return withTransaction(ctx, async (tx) => returnClaims(tx, returnable({ ...sweeper, othersToo: await takeSweepLock(tx) }), 0, limit));
+}
+
+/**
+ * Takes the sweep lock for the open transaction if no other sweeper holds it, and bounds the transaction's
+ * idle time (SWEEP_IDLE_LIMIT_SECONDS) in the same statement, so a sweeper that stops holding it loses it.
+ */
+export async function takeSweepLock(tx: Ctx): Promise<boolean> {
+  const [lock] = await tx.db.execute<{ ok: boolean }>(sql`
+    select set_config('idle_in_transaction_session_timeout', ${`${SWEEP_IDLE_LIMIT_SECONDS}s`}, true) as idle_limit,
+           pg_try_advisory_xact_lock(${SWEEP_LOCK}) as ok`);
+  return lock?.ok === true;
 }
 
 /**

@@ -175,7 +175,8 @@ describe('a worker frozen for longer than its claims', () => {
         waiting = rows.map((r) => `${r.id} claimed by ${r.claimed_by ?? 'nobody'} until ${r.claimed_until ?? '-'}`);
         return rows.length === 0;
       },
-      // It timed out in about half the runs on 2026-11-27 (cause not found): say which deliveries it waited for.
+      // It timed out in about half the runs on 2026-11-27: the frozen worker held the sweep lock (see
+      // test/webhooks/sweep-lock.test.ts). Should it time out again, say which deliveries it waited for.
       context: () => `frozen worker ${first.id}; still waiting for: ${waiting.join('; ')}\n${output()}`,
     });
     const { duplicated, misrecorded } = await settled(subscription, path, output);
