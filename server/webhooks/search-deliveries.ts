@@ -42,8 +42,14 @@ export interface DeliveryRow {
   createdAt: Date;
 }
 
-// The latest attempt's status, read per candidate row through webhook_attempts_delivery_idx.
-const latestStatus = sql`(select a.response_status from webhook_attempts a where a.delivery_id = ${webhookDeliveries.id}
+/**
+ * The latest attempt's status, read per candidate row through each week's webhook_attempts delivery index. No
+ * attempt is older than its delivery, so the id floor of the delivery's moment (less an hour, for clocks that
+ * differ) lets Postgres skip the weeks before it as it runs: without it every candidate probed every week's index
+ * (the 5xx filter's p50 ~4 ms above the other filters' at 10,000,000 attempts, bench operator-queries 2026-11-27).
+ */
+export const latestStatus = sql`(select a.response_status from webhook_attempts a where a.delivery_id = ${webhookDeliveries.id}
+  and a.id >= pdp_id_floor(${webhookDeliveries.createdAt} - interval '1 hour')
   order by a.attempt desc, a.started_at desc limit 1)`;
 
 const OUTCOMES: readonly DeliveryOutcome[] = ['pending', 'succeeded', 'failed', 'skipped'];

@@ -7,6 +7,7 @@ import { makeWeek, makeWeeksAhead, WEEKS_AHEAD } from '@/server/history/partitio
 import { retireHistory } from '@/server/history/retain';
 import { idFloor } from '@/server/ids';
 import { scanStatement } from '@/server/replays/select';
+import { latestStatus } from '@/server/webhooks/search-deliveries';
 import { call } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -175,6 +176,34 @@ describe('retention by partition', () => {
     expect(
       scanned(await plan(`select id from webhook_deliveries where event_id = '${id}' and subscription_id = 'x'`), 'webhook_deliveries'),
     ).toEqual([`webhook_deliveries_w${week}`]);
+  });
+});
+
+describe("the deliveries search's latest status (the status class filters)", () => {
+  it("reads the attempts of a delivery's own week and later ones only, and finds the latest", async () => {
+    const who = await createTestPartner(svc);
+    const sub = await subscriptionOf(who);
+    const now = Date.now();
+    for (const age of [29, 22, 15, 8]) await seed(who, sub, now - age * DAY);
+    const recent = await seed(who, sub, now - 1000 * 60);
+    await svc.rt.sql`update webhook_attempts set response_status = 503 where id = ${recent.attempts[1]!}`;
+    const statement = sql`select ${latestStatus} as status from webhook_deliveries where id = ${recent.delivery}`;
+    const [row] = await svc.rt.db.execute<{ status: number }>(statement);
+    expect(row!.status).toBe(503);
+    const plan = (
+      await svc.rt.db.execute<{ 'QUERY PLAN': string }>(sql`explain (analyze, costs off, timing off, summary off) ${statement}`)
+    )
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    // Probed: attempt partitions whose scan ran (a pruned one is left out of the plan or never executed).
+    const probed = plan
+      .split('\n')
+      .filter((line) => / on webhook_attempts_w\d+/.test(line) && !line.includes('never executed'))
+      .map((line) => / on (webhook_attempts_w\d+)/.exec(line)![1]);
+    expect(probed.length, plan).toBeGreaterThan(0);
+    for (const age of [29, 22, 15, 8]) {
+      if (weekOf(now - age * DAY) !== weekOf(now)) expect(probed, plan).not.toContain(`webhook_attempts_w${weekOf(now - age * DAY)}`);
+    }
   });
 });
 
