@@ -91,8 +91,8 @@ async function run(outer: BenchContext): Promise<ScenarioOutcome> {
   const windowCount = Math.round(seconds / windowSeconds);
   const windowMs = windowSeconds * 1000;
 
-  // A database of its own, as the growth scenario's: the tables' sizes are the soak's alone, and a
-  // second burst on a database that already had one runs far slower (the README's open defect).
+  // A database of its own, as the growth scenario's: the tables' sizes are the soak's alone (a second burst on a
+  // database that already had one once ran far slower: docs/benchmarks.md, "The second burst").
   const database = await openBenchDatabase();
   outer.onCleanup(database.stop);
   const ctx: BenchContext = { ...outer, database };
