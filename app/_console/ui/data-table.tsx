@@ -11,13 +11,19 @@ export function DataTable<T>({
   columns,
   rows,
   empty,
+  rowId,
+  rowAttributes,
 }: {
   caption: string;
   columns: ColumnDef<T, unknown>[];
   rows: T[];
   empty: string;
+  /** A row's React key; absent, its index. A row with state of its own (a cell's mutation) keeps it when rows above it come and go. */
+  rowId?: (row: T) => string;
+  /** data- attributes of a row's <tr>, for a spec to find a row by what it holds (the replay list's data-replay). */
+  rowAttributes?: (row: T) => Record<`data-${string}`, string>;
 }) {
-  const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel() });
+  const table = useReactTable({ data: rows, columns, getCoreRowModel: getCoreRowModel(), getRowId: rowId });
   return (
     <table>
       <caption>{caption}</caption>
@@ -41,7 +47,7 @@ export function DataTable<T>({
           </tr>
         ) : (
           table.getRowModel().rows.map((row) => (
-            <tr key={row.id}>
+            <tr key={row.id} {...rowAttributes?.(row.original)}>
               {row.getVisibleCells().map((cell) => (
                 <td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</td>
               ))}
