@@ -7,7 +7,7 @@ import { useMutation } from 'urql';
 import { z } from 'zod';
 import { operatorPassword } from '@/server/operators/schemas';
 import { graphql } from '../../_console/graphql';
-import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
+import { apiErrors, ErrorList, fieldErrors } from '../../_console/ui/errors';
 import { Field } from '../../_console/ui/field';
 import { useViewer } from '../../_console/viewer';
 
@@ -32,7 +32,7 @@ export default function Account() {
   const [ended, setEnded] = useState<number | null>(null);
   const form = useForm<ChangeForm>({ resolver: zodResolver(changeForm) });
   const errors = apiErrors(result.error);
-  const fieldError = (name: keyof ChangeForm) => form.formState.errors[name]?.message ?? errorFor(errors, name);
+  const fieldError = fieldErrors(form, errors);
   const submit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
     setEnded(null);
     const done = await change({ currentPassword, newPassword });

@@ -9,7 +9,7 @@ import { createOperatorInput, OPERATOR_ROLES } from '@/server/operators/schemas'
 import { graphql } from '../../_console/graphql';
 import { CopyButton } from '../../_console/ui/copy';
 import { DataTable } from '../../_console/ui/data-table';
-import { apiErrors, ErrorList, errorFor } from '../../_console/ui/errors';
+import { apiErrors, ErrorList, fieldErrors } from '../../_console/ui/errors';
 import { Field, Options } from '../../_console/ui/field';
 import { useMay } from '../../_console/viewer';
 import { operatorColumns, sessionColumns } from './columns';
@@ -75,7 +75,7 @@ function CreateOperatorForm({ onCreated }: { onCreated: () => void }) {
       onCreated();
     }
   });
-  const fieldError = (name: keyof CreateForm) => form.formState.errors[name]?.message ?? errorFor(errors, name);
+  const fieldError = fieldErrors(form, errors);
   return (
     <section aria-labelledby="create-operator">
       <h2 id="create-operator">Add an operator</h2>

@@ -1,5 +1,6 @@
 'use client';
 
+import type { FieldValues, UseFormReturn } from 'react-hook-form';
 import type { CombinedError } from 'urql';
 
 export interface ApiError {
@@ -32,6 +33,17 @@ export function errorFor(errors: ApiError[], ...params: string[]): string | unde
     if (found) return found.message;
   }
   return undefined;
+}
+
+/**
+ * A react-hook-form's message for one of its fields: the browser's own check first, else what the server said
+ * about the same field (forms whose fields are named as the mutation's arguments).
+ */
+export function fieldErrors<F extends FieldValues>(form: UseFormReturn<F>, errors: ApiError[]) {
+  return (name: keyof F & string): string | undefined => {
+    const message = form.formState.errors[name]?.message;
+    return (typeof message === 'string' ? message : undefined) ?? errorFor(errors, name);
+  };
 }
 
 /** Errors not tied to one control, shown where the action was taken. */

@@ -8,7 +8,7 @@ import { allowlistEntryInput } from '@/server/allowlist/schemas';
 import { normaliseCidr } from '@/server/auth/cidr';
 import { graphql } from '../../../_console/graphql';
 import { DataTable } from '../../../_console/ui/data-table';
-import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { apiErrors, ErrorList, fieldErrors } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { Pager } from '../../../_console/ui/pager';
 import { useMay } from '../../../_console/viewer';
@@ -63,7 +63,7 @@ function AddEntryForm({ partnerId, onAdded }: { partnerId: string; onAdded: Refr
   const errors = apiErrors(result.error);
   const cidr = form.watch('cidr');
   const normalised = cidr ? normaliseCidr(cidr) : undefined;
-  const fieldError = (name: keyof EntryForm) => form.formState.errors[name]?.message ?? errorFor(errors, name);
+  const fieldError = fieldErrors(form, errors);
   const submit = form.handleSubmit(async (values) => {
     const done = await add({ partnerId, cidr: values.cidr, label: values.label || null });
     if (done.data) {

@@ -6,7 +6,7 @@ import { useMutation } from 'urql';
 import { z } from 'zod';
 import { setRateLimitInput } from '@/server/partners/schemas';
 import { graphql } from '../../../_console/graphql';
-import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
+import { apiErrors, ErrorList, fieldErrors } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { useMay } from '../../../_console/viewer';
 import type { PartnerData, Refresh } from './query';
@@ -46,7 +46,7 @@ function RateLimitForm({ partnerId, override, onSet }: { partnerId: string; over
   const [result, set] = useMutation(SetRateLimit);
   const form = useForm<{ perSecond: number }>({ resolver: zodResolver(perSecondOnly), mode: 'onChange' });
   const errors = apiErrors(result.error);
-  const fieldError = form.formState.errors.perSecond?.message ?? errorFor(errors, 'perSecond');
+  const fieldError = fieldErrors(form, errors)('perSecond');
   const submit = form.handleSubmit(async ({ perSecond }) => {
     const done = await set({ partnerId, perSecond });
     if (done.data) onSet();
