@@ -145,7 +145,13 @@ describe('a worker frozen for longer than its claims', () => {
     const frozen = await freeze(first, subscription, 2 * CLAIM_SECONDS * 1000, letGo);
     const { duplicated, misrecorded } = await settled(subscription, path, output);
     const late = logLines(first.process).filter((l) => l.msg.startsWith('renewals late'));
-    const samples = parsePrometheus((await scrape(first.process.metricsUrl!)).text);
+    const samples = parsePrometheus(
+      (
+        await scrape(first.process.metricsUrl!).catch((err: unknown) => {
+          throw new Error(`the woken worker's metrics did not answer (${String(err)}):\n${output()}`);
+        })
+      ).text,
+    );
     console.log(
       `[stall] frozen ${2 * CLAIM_SECONDS} s (claims ${CLAIM_SECONDS} s) holding ${frozen.held} of ${ORDERS} attempts: ` +
         `${duplicated.length} events sent twice, ${misrecorded.length} recorded twice; ` +
