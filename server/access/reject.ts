@@ -15,14 +15,16 @@ export async function rejectAccessRequest({ ctx, input }: { ctx: Ctx<OperatorAct
     const row = await lockUndecided(tx, id);
     const decided = { status: 'rejected' as const, reason, decidedBy: deciderOf(ctx), decidedAt: new Date() };
     const [updated] = await tx.db.update(accessRequests).set(decided).where(eq(accessRequests.id, row.id)).returning();
+    // Our words and the operator's reason only: the name and company came from the public form, and a
+    // URL written there would be a link in the mail and in the outbox (issue 21, item 7).
     await queueMail(tx, {
       to: row.contactEmail,
       kind: 'access_rejected',
       subject: 'Your request for sandbox access',
       text: [
-        `Hello ${row.contactName},`,
+        'Hello,',
         '',
-        `We cannot give ${row.company} sandbox access to the Partner Delivery Platform at this time.`,
+        'We cannot give your company sandbox access to the Partner Delivery Platform at this time.',
         '',
         `Reason: ${reason}`,
         '',

@@ -61,7 +61,8 @@ export async function decideGoLive({ ctx, input }: { ctx: Ctx; input: z.input<ty
         kind: 'go_live_rejected',
         subject: 'Your go-live review',
         text: [
-          `The go-live review of ${partner.name} was not approved this time.`,
+          // The partner by id, not name: a partner approved from an access request is named by the public form.
+          `The go-live review of your Partner Delivery Platform account (partner ${partner.id}) was not approved this time.`,
           '',
           goLiveNote ? `The reviewer's reason: ${goLiveNote}` : 'The reviewer gave no reason.',
           '',

@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { approveAccessRequest } from '@/server/access/approve';
+import { confirmAccessRequest } from '@/server/access/confirm';
 import { purgeUnconfirmedAccessRequests } from '@/server/access/purge';
+import { rejectAccessRequest } from '@/server/access/reject';
 import { ACCESS_MAILS_PER_RECIPIENT, ACCESS_REQUESTS_PER_WINDOW } from '@/server/access/request';
 import { cliContext } from '@/server/cli/operator-context';
+import { decideGoLive } from '@/server/partners/go-live';
 import { startTestService, type TestService } from '../support/service';
 
 // The public access-request form mails whatever address it is given: a stranger must not be able to
@@ -105,6 +109,50 @@ describe('the access-request form as a mail cannon', () => {
     expect(text).not.toContain('phish.example');
     expect(text.match(/https?:\/\/\S+/g)).toHaveLength(1);
     expect(text).toMatch(/\/access\/confirm\//);
+  });
+
+  it('keeps a stranger’s words out of the mails that follow too: the rejection, and the go-live rejection of the partner named after them', async () => {
+    await clearRequests();
+    const ctx = cliContext(svc.rt, 'test');
+    const mailOf = async (to: string, kind: string) => {
+      const [mail] = await svc.rt.db.execute<{ body_sealed: string }>(
+        sql`select body_sealed from mail_messages where to_address = ${to} and kind = ${kind}`,
+      );
+      return svc.rt.secretBox!.open(mail!.body_sealed);
+    };
+    /** A request in the stranger's words, confirmed as its contact would: its id and contact. */
+    const confirmed = async (address: string) => {
+      const body = form({ company: 'https://phish.example Co', contact_name: 'See https://phish.example' });
+      expect((await post(body, address)).status).toBe(202);
+      const token = /\/access\/confirm\/([\w-]+)/.exec(await mailOf(body.contact_email as string, 'access_confirm'))![1]!;
+      await confirmAccessRequest({ ctx, input: { token } });
+      const [row] = await svc.rt.db.execute<{ id: string; contact_email: string }>(
+        sql`select id, contact_email from access_requests where contact_email = ${body.contact_email as string}`,
+      );
+      return row!;
+    };
+    const noStrangerWords = (text: string) => {
+      expect(text).not.toContain('phish.example');
+      expect(text).not.toMatch(/https?:\/\//);
+    };
+
+    const rejected = await confirmed('192.0.2.170');
+    await rejectAccessRequest({ ctx, input: { id: rejected.id, reason: 'Not this time.' } });
+    const rejection = await mailOf(rejected.contact_email, 'access_rejected');
+    expect(rejection).toContain('Reason: Not this time.');
+    noStrangerWords(rejection);
+
+    // Approved, the partner is named after the company; its go-live review rejected with an e-mail.
+    const approved = await approveAccessRequest({ ctx, input: { id: (await confirmed('192.0.2.171')).id } });
+    await decideGoLive({ ctx, input: { partnerId: approved.partnerId!, decision: 'request' } });
+    await decideGoLive({
+      ctx,
+      input: { partnerId: approved.partnerId!, decision: 'reject', note: 'No cancellations yet.', email: 'dev@inbox.example' },
+    });
+    const goLive = await mailOf('dev@inbox.example', 'go_live_rejected');
+    expect(goLive).toContain('No cancellations yet.');
+    expect(goLive).toContain(approved.partnerId!);
+    noStrangerWords(goLive);
   });
 
   it('deletes unconfirmed requests a day after their link expired, and keeps the rest', async () => {
