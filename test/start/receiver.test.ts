@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { API_VERSION } from '@partner-delivery/client';
 import { deliveryHeaders } from '@/server/delivery/signing';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
@@ -88,10 +88,11 @@ describe('npm run receiver', () => {
   });
 
   it('deletes its subscription on SIGTERM', async () => {
-    expect((await call('GET', '/partner/webhooks', partner)).body.data).toHaveLength(1);
+    const subscriptions = async () => expectStatus(200, await clientFor(partner).GET('/partner/webhooks')).data;
+    expect(await subscriptions()).toHaveLength(1);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect((await call('GET', '/partner/webhooks', partner)).body.data).toHaveLength(0);
+    expect(await subscriptions()).toHaveLength(0);
   });
 });
