@@ -1,15 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createPartnerClient, verifyWebhook, WebhookVerificationError, type PartnerClient } from '@partner-delivery/client';
 import { ensureLocalCa } from './local-ca';
 
 // `npm run receiver`: a webhook receiver on this machine, for trying webhooks end to end (in the
 // spirit of `stripe listen`). It serves HTTPS on localhost with a certificate of a local CA kept
 // under DATA_DIR, subscribes itself through the partner API (the demo partner by default), sends a
 // webhook.test, and prints every event it receives with the outcome of verifying its signature.
-// Ctrl-C deletes the subscription again.
+// Ctrl-C deletes the subscription again. It is a partner's program: its calls go through the partner's typed
+// client and its check is the client's verifyWebhook (clients/typescript/), the one the tests run on real,
+// tampered and malformed deliveries, so the quick start's "signature valid" is that verifier's word.
 
 const USAGE = `npm run receiver -- [--port 4000] [--api http://localhost:3000] [--client-id ci_… --api-key sk_…] [--ca-dir DIR]
 
@@ -73,33 +75,33 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** The check a partner writes (docs/guides/webhooks.md): any v1 over `<t>.<raw body>`, t within 5 minutes. */
-function verify(secret: string, header: string, raw: Buffer): string {
-  const parts = header.split(',').map((p) => p.trim().split('='));
-  const t = Number(parts.find(([k]) => k === 't')?.[1]);
-  if (!Number.isInteger(t)) return 'INVALID (no t=)';
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex'));
-  const ok = parts.some(
-    ([k, v]) => k === 'v1' && v !== undefined && v.length === expected.length && timingSafeEqual(Buffer.from(v), expected),
-  );
-  if (!ok) return 'INVALID (no v1 matches the secret)';
-  const skew = Math.round(Date.now() / 1000 - t);
-  return Math.abs(skew) > 300 ? `INVALID (t is ${skew} s old)` : `valid (t ${skew} s ago)`;
+/** The client's verifyWebhook on one delivery: `valid (t … s ago)`, or `INVALID (<reason>: <why>)`. */
+function verify(secret: string, header: string | undefined, raw: Buffer): string {
+  if (!secret) return 'INVALID (no subscription yet: nothing to check it with)';
+  try {
+    const { timestamp } = verifyWebhook(raw, header, secret);
+    return `valid (t ${Math.round(Date.now() / 1000 - timestamp)} s ago)`;
+  } catch (e) {
+    // A genuine signature over a body that is not JSON (never the service's) is refused too, not a crash.
+    return e instanceof WebhookVerificationError ? `INVALID (${e.reason}: ${e.message})` : `INVALID (${String(e)})`;
+  }
 }
 
 type Reply = { status: number; body: Record<string, unknown> } | { error: string };
 
-async function api(o: Options, who: { clientId: string; apiKey: string }, method: string, route: string, body?: unknown): Promise<Reply> {
+/** One call through the client; a service that does not answer is `{ error }`, which the waiting loop prints. */
+async function attempt(call: () => Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Reply> {
   try {
-    const res = await fetch(`${o.api}${route}`, {
-      method,
-      headers: { 'x-client-id': who.clientId, 'x-api-key': who.apiKey, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+    const { data, error, response } = await call();
+    return { status: response.status, body: (data ?? error ?? {}) as Record<string, unknown> };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
   }
+}
+
+/** The partner's client, in its environment's pin (the version its subscription is made in, as before). */
+function clientOf(o: Options, who: { clientId: string; apiKey: string }): PartnerClient {
+  return createPartnerClient({ baseUrl: o.api, clientId: who.clientId, apiKey: who.apiKey, version: null });
 }
 
 async function main(): Promise<void> {
@@ -113,7 +115,8 @@ async function main(): Promise<void> {
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       received++;
-      const signature = verify(secret, String(req.headers['x-service-signature'] ?? ''), raw);
+      const header = req.headers['x-service-signature'];
+      const signature = verify(secret, Array.isArray(header) ? header.join(',') : header, raw);
       let summary = `${raw.length} bytes`;
       try {
         const event = JSON.parse(raw.toString('utf8')) as {
@@ -146,7 +149,10 @@ async function main(): Promise<void> {
   let created: Reply;
   for (;;) {
     who = credentials(o);
-    created = who ? await api(o, who, 'POST', '/partner/webhooks', { url, description: 'npm run receiver' }) : { error: 'no credentials' };
+    const api = who && clientOf(o, who);
+    created = api
+      ? await attempt(() => api.POST('/partner/webhooks', { body: { url, description: 'npm run receiver' } }))
+      : { error: 'no credentials' };
     if ('body' in created && created.status === 201) break;
     if (!who)
       say(
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
     else fail(`could not subscribe ${url}: HTTP ${created.status} ${JSON.stringify(created.body)}`);
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const partner = who!;
+  const api = clientOf(o, who!);
   const subscription = (created as { body: Record<string, unknown> }).body;
   const id = String(subscription.id);
   secret = String(subscription.secret);
@@ -168,26 +174,27 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) process.exit(130);
     stopping = true;
-    await api(o, partner, 'DELETE', `/partner/webhooks/${id}`);
+    await attempt(() => api.DELETE('/partner/webhooks/{id}', { params: { path: { id } } }));
     server.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 
-  await api(o, partner, 'POST', `/partner/webhooks/${id}/test`);
+  await attempt(() => api.POST('/partner/webhooks/{id}/test', { params: { path: { id } } }));
   // Nothing after a few seconds: the attempt failed before reaching us, and the delivery log says why.
   setTimeout(() => {
     if (received > 0) return;
-    void api(o, partner, 'GET', `/partner/webhooks/${id}/deliveries`).then((reply) => {
-      const data =
-        'body' in reply ? (reply.body.data as { attempts?: { error_kind?: string; error_message?: string }[] }[] | undefined) : undefined;
-      const attempt = data?.[0]?.attempts?.[0];
-      if (attempt?.error_kind)
-        console.error(
-          `The test event has not arrived: ${attempt.error_kind}: ${attempt.error_message}\n  Is the service running with: ${startCommand}`,
-        );
-    });
+    void api
+      .GET('/partner/webhooks/{id}/deliveries', { params: { path: { id } } })
+      .then(({ data }) => {
+        const failed = data?.data[0]?.attempts[0];
+        if (failed?.error_kind)
+          console.error(
+            `The test event has not arrived: ${failed.error_kind}: ${failed.error_message}\n  Is the service running with: ${startCommand}`,
+          );
+      })
+      .catch(() => {});
   }, 5000).unref();
 }
 

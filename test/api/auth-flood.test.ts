@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { captureLogs } from '../support/logs';
-import { call } from '../support/partner-api';
+import { call, clientFor } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // A client sending wrong keys: every unknown key would cost a database query and a log line. Failed
@@ -25,7 +25,7 @@ const wrongKey = () => ({
 
 describe('a flood of wrong keys from one address', () => {
   it('is throttled with 429 and Retry-After, while a known key from the same address still works', async () => {
-    expect((await call('GET', '/partner/event-types', partner)).status).toBe(200);
+    expect((await clientFor(partner).GET('/partner/event-types')).response.status).toBe(200);
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 120; i++) {
@@ -45,7 +45,7 @@ describe('a flood of wrong keys from one address', () => {
     expect(statuses.slice(first429).every((s) => s === 429)).toBe(true);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     // The partner's own key, known and cached, is served from the same address meanwhile.
-    expect((await call('GET', '/partner/event-types', partner)).status).toBe(200);
+    expect((await clientFor(partner).GET('/partner/event-types')).response.status).toBe(200);
 
     // 401s and 429s of the flood: a line for the first, then one per window carrying the count.
     const lines = logs.entries().filter((e) => e.msg === 'partner request' && (e.status === 401 || e.status === 429));

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, type Reply } from '../support/partner-api';
+import { call, newOrder, newQuote, type Reply } from '../support/partner-api';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -682,7 +682,8 @@ describe('routing', () => {
 // The guard sits in the partner-route wrapper, so every route has it; these routes would otherwise
 // carry U+0000 or a lone surrogate to Postgres, which refuses them (a 500).
 describe('text Postgres cannot store, on any partner route', () => {
-  const newQuoteId = async () => ((await postQuote(JSON.stringify(NYC))).body as { id: string }).id;
+  // The quote and order a bad request refers to are made as a partner makes them: through the typed client.
+  const newQuoteId = () => newQuote(partner);
 
   it.each([
     ['pickup.instructions', (q: string) => `{"quote_id":"${q}","pickup":{"instructions":"ring\\u0000twice"}}`],
@@ -696,9 +697,8 @@ describe('text Postgres cannot store, on any partner route', () => {
   });
 
   it('POST /partner/orders/{id}/cancel with a NUL in the reason → 400', async () => {
-    const order = await call('POST', '/partner/orders', partner, JSON.stringify({ quote_id: await newQuoteId() }));
-    expect(order.status).toBe(201);
-    const reply = await call('POST', `/partner/orders/${(order.body as { id: string }).id}/cancel`, partner, '{"reason":"x\\u0000"}');
+    const order = await newOrder(partner);
+    const reply = await call('POST', `/partner/orders/${order.id}/cancel`, partner, '{"reason":"x\\u0000"}');
     expectWellFormed(reply, 'cancel');
     expect((reply.body as ErrorEnvelope).error).toMatchObject({ code: 'parameter_invalid', param: 'reason' });
   });

@@ -6,8 +6,8 @@ import { approveAccessRequest } from '@/server/access/approve';
 import { cliContext } from '@/server/cli/operator-context';
 import { newId } from '@/server/ids';
 import { createTestOperator, gql } from '../support/operator-api';
-import { call } from '../support/partner-api';
-import { approveGoLive, createTestPartner, startTestService, type TestService } from '../support/service';
+import { call, clientFor, expectStatus } from '../support/partner-api';
+import { approveGoLive, createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // GET/PUT /partner/contacts: who a partner's webhook failure notices are mailed to (server/partners/).
 
@@ -23,34 +23,37 @@ async function auditOf(partnerId: string) {
   );
 }
 
+/** The partner's contacts as GET /partner/contacts answers them (200 expected). */
+async function contactsOf(who: TestPartner) {
+  return expectStatus(200, await clientFor(who).GET('/partner/contacts'));
+}
+
 describe('technical contacts through the partner API', () => {
   it('starts empty; PUT replaces the list (trimmed, lower-cased) and keeps the sandbox opt-in unless given; both keys share it; audited', async () => {
     const sandbox = await createTestPartner(svc);
-    expect((await call('GET', '/partner/contacts', sandbox)).body).toEqual({
+    expect(await contactsOf(sandbox)).toEqual({
       object: 'technical_contacts',
       emails: [],
       sandbox_notifications: false,
     });
-    const put = await call('PUT', '/partner/contacts', sandbox, {
-      emails: [' Dev@Acme.example ', 'ops@acme.example'],
-      sandbox_notifications: true,
+    const put = await clientFor(sandbox).PUT('/partner/contacts', {
+      body: { emails: [' Dev@Acme.example ', 'ops@acme.example'], sandbox_notifications: true },
     });
-    expect(put.status, JSON.stringify(put.body)).toBe(200);
-    expect(put.body).toEqual({
+    expect(expectStatus(200, put)).toEqual({
       object: 'technical_contacts',
       emails: ['dev@acme.example', 'ops@acme.example'],
       sandbox_notifications: true,
     });
     // Absent, the opt-in stays as it was.
-    const again = await call('PUT', '/partner/contacts', sandbox, { emails: ['ops@acme.example'] });
-    expect(again.body).toMatchObject({ emails: ['ops@acme.example'], sandbox_notifications: true });
+    const again = await clientFor(sandbox).PUT('/partner/contacts', { body: { emails: ['ops@acme.example'] } });
+    expect(expectStatus(200, again)).toMatchObject({ emails: ['ops@acme.example'], sandbox_notifications: true });
 
     // The partner's, not an environment's: its production key reads the same list.
     await approveGoLive(cliContext(svc.rt, 'test'), sandbox.partnerId);
     const production = await createTestPartner(svc, { environment: 'production', partnerId: sandbox.partnerId });
-    expect((await call('GET', '/partner/contacts', production)).body.emails).toEqual(['ops@acme.example']);
+    expect((await contactsOf(production)).emails).toEqual(['ops@acme.example']);
     // Another partner's list is its own.
-    expect((await call('GET', '/partner/contacts', await createTestPartner(svc))).body.emails).toEqual([]);
+    expect((await contactsOf(await createTestPartner(svc))).emails).toEqual([]);
 
     const audit = await auditOf(sandbox.partnerId);
     expect(audit).toHaveLength(2);
@@ -73,7 +76,7 @@ describe('technical contacts through the partner API', () => {
     const res = await call('PUT', '/partner/contacts', partner, body);
     expect(res.status).toBe(400);
     expect(res.body.error.errors.map((e: { param: string }) => e.param)).toContain(param);
-    expect((await call('GET', '/partner/contacts', partner)).body.emails).toEqual([]);
+    expect((await contactsOf(partner)).emails).toEqual([]);
   });
 
   it('needs credentials', async () => {
@@ -134,6 +137,6 @@ describe('technical contacts by operators and on approval', () => {
     const migration = readFileSync(path.resolve('db/migrations/0013_failure_notices.sql'), 'utf8');
     const backfill = migration.split('--> statement-breakpoint').find((s) => s.includes('UPDATE "partners"'))!;
     await svc.rt.db.execute(sql.raw(backfill));
-    expect((await call('GET', '/partner/contacts', before)).body.emails).toEqual(['old@acme.example']);
+    expect((await contactsOf(before)).emails).toEqual(['old@acme.example']);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrder, newQuote } from '../support/partner-api';
+import { clientFor, newOrder, newQuote, newSubscription } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // The database fails while a request with an Idempotency-Key stores its answer (injected in the
@@ -34,11 +34,20 @@ afterAll(async () => {
 
 const count = async (query: ReturnType<typeof sql>) => (await svc.rt.db.execute<{ n: number }>(query))[0]!.n;
 
+/** A typed client call's answer, as far as these tests read it. */
+interface Answer {
+  response: Response;
+  data?: unknown;
+  error?: { error: { type: string } };
+}
+
 interface Route {
   name: string;
-  /** Sets up what the request needs; returns its path, body, and how to count its effect. */
-  prepare(): Promise<{ path: string; body: unknown; effect: () => Promise<number> }>;
+  /** Sets up what the request needs; returns how to send it with an Idempotency-Key, and how to count its effect. */
+  prepare(): Promise<{ send: (key: string) => Promise<Answer>; effect: () => Promise<number> }>;
 }
+
+const keyed = (key: string) => ({ header: { 'Idempotency-Key': key } });
 
 const webhookUrl = 'https://localhost:9443/hooks';
 
@@ -46,26 +55,34 @@ const routes: Route[] = [
   {
     name: 'POST /partner/quotes',
     prepare: async () => ({
-      path: '/partner/quotes',
-      body: { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } },
+      send: (key) =>
+        clientFor(partner).POST('/partner/quotes', {
+          params: keyed(key),
+          body: { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } },
+        }),
       effect: () => count(sql`select count(*)::int as n from quotes where partner_id = ${partner.partnerId}`),
     }),
   },
   {
     name: 'POST /partner/orders',
-    prepare: async () => ({
-      path: '/partner/orders',
-      body: { quote_id: await newQuote(partner) },
-      effect: () => count(sql`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`),
-    }),
+    prepare: async () => {
+      const quoteId = await newQuote(partner);
+      return {
+        send: (key) => clientFor(partner).POST('/partner/orders', { params: keyed(key), body: { quote_id: quoteId } }),
+        effect: () => count(sql`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`),
+      };
+    },
   },
   {
     name: 'POST /partner/orders/{id}/cancel',
     prepare: async () => {
       const order = await newOrder(partner);
       return {
-        path: `/partner/orders/${order.id}/cancel`,
-        body: { reason: 'changed my mind' },
+        send: (key) =>
+          clientFor(partner).POST('/partner/orders/{id}/cancel', {
+            params: { path: { id: order.id }, ...keyed(key) },
+            body: { reason: 'changed my mind' },
+          }),
         effect: () => count(sql`select count(*)::int as n from events where object_id = ${order.id} and type = 'order.cancelled'`),
       };
     },
@@ -75,41 +92,41 @@ const routes: Route[] = [
     prepare: async () => {
       const order = await newOrder(partner);
       return {
-        path: `/partner/orders/${order.id}/simulate`,
-        body: {},
+        send: (key) =>
+          clientFor(partner).POST('/partner/orders/{id}/simulate', { params: { path: { id: order.id }, ...keyed(key) }, body: {} }),
         effect: () => count(sql`select count(*)::int as n from events where object_id = ${order.id} and type <> 'order.created'`),
       };
     },
   },
   {
     name: 'POST /partner/webhooks',
-    prepare: async () => ({
-      path: '/partner/webhooks',
-      body: { url: webhookUrl, description: `fault ${Math.random()}` },
-      effect: () =>
-        count(sql`select count(*)::int as n from webhook_subscriptions where partner_id = ${partner.partnerId} and deleted_at is null`),
-    }),
+    prepare: async () => {
+      // One body for every send of the key: another would be a 422.
+      const body = { url: webhookUrl, description: `fault ${Math.random()}` };
+      return {
+        send: (key) => clientFor(partner).POST('/partner/webhooks', { params: keyed(key), body }),
+        effect: () =>
+          count(sql`select count(*)::int as n from webhook_subscriptions where partner_id = ${partner.partnerId} and deleted_at is null`),
+      };
+    },
   },
   {
     name: 'POST /partner/webhooks/{id}/rotate-secret',
     prepare: async () => {
-      const created = await call('POST', '/partner/webhooks', partner, { url: webhookUrl });
+      const { id } = await newSubscription(partner, { url: webhookUrl });
       return {
-        path: `/partner/webhooks/${created.body.id}/rotate-secret`,
-        body: {},
-        effect: () =>
-          count(sql`select count(*)::int as n from audit_log where action = 'webhook.rotate_secret' and target_id = ${created.body.id}`),
+        send: (key) => clientFor(partner).POST('/partner/webhooks/{id}/rotate-secret', { params: { path: { id }, ...keyed(key) } }),
+        effect: () => count(sql`select count(*)::int as n from audit_log where action = 'webhook.rotate_secret' and target_id = ${id}`),
       };
     },
   },
   {
     name: 'POST /partner/webhooks/{id}/test',
     prepare: async () => {
-      const created = await call('POST', '/partner/webhooks', partner, { url: webhookUrl });
+      const { id } = await newSubscription(partner, { url: webhookUrl });
       return {
-        path: `/partner/webhooks/${created.body.id}/test`,
-        body: {},
-        effect: () => count(sql`select count(*)::int as n from events where object_id = ${created.body.id} and type = 'webhook.test'`),
+        send: (key) => clientFor(partner).POST('/partner/webhooks/{id}/test', { params: { path: { id }, ...keyed(key) } }),
+        effect: () => count(sql`select count(*)::int as n from events where object_id = ${id} and type = 'webhook.test'`),
       };
     },
   },
@@ -121,26 +138,26 @@ describe('a fault while storing the answer of an idempotent request', () => {
     async (_name, route) => {
       // Clean up subscriptions so the per-partner limit never gets in the way.
       await svc.rt.db.execute(sql`update webhook_subscriptions set deleted_at = now() where partner_id = ${partner.partnerId}`);
-      const { path, body, effect } = await route.prepare();
+      const { send, effect } = await route.prepare();
       const before = await effect();
       await svc.rt.db.execute(sql`alter sequence idempotency_fault restart`);
-      const who = { ...partner, headers: { ...partner.headers, 'idempotency-key': `fault-${Math.random()}` } };
+      const key = `fault-${Math.random()}`;
 
-      const failed = await call('POST', path, who, body);
-      expect(failed.status, JSON.stringify(failed.body)).toBeGreaterThanOrEqual(500);
-      expect(failed.body.error.type).toBe('api_error');
-      expect(JSON.stringify(failed.body)).not.toContain('injected');
+      const failed = await send(key);
+      expect(failed.response.status, JSON.stringify(failed.error ?? failed.data)).toBeGreaterThanOrEqual(500);
+      expect(failed.error?.error.type).toBe('api_error');
+      expect(JSON.stringify(failed.error)).not.toContain('injected');
       expect(await effect()).toBe(before);
 
-      const retried = await call('POST', path, who, body);
-      expect(retried.status, JSON.stringify(retried.body)).toBeLessThan(300);
-      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      const retried = await send(key);
+      expect(retried.response.status, JSON.stringify(retried.error ?? retried.data)).toBeLessThan(300);
+      expect(retried.response.headers.get('idempotent-replayed')).toBeNull();
       expect(await effect()).toBe(before + 1);
 
-      const replayed = await call('POST', path, who, body);
-      expect(replayed.status).toBe(retried.status);
-      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-      expect(replayed.body).toEqual(retried.body);
+      const replayed = await send(key);
+      expect(replayed.response.status).toBe(retried.response.status);
+      expect(replayed.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.data).toEqual(retried.data);
       expect(await effect()).toBe(before + 1);
     },
   );

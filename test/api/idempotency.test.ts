@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { quotes } from '@/db/schema';
 import { cliContext } from '@/server/cli/operator-context';
 import { createPartner } from '@/server/partners/create';
-import { call, type Reply } from '../support/partner-api';
+import { call, clientFor, expectStatus, type Reply } from '../support/partner-api';
 import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -58,9 +58,8 @@ describe('Idempotency-Key on POST', () => {
     }
 
     const quote = JSON.parse(first.text);
-    const got = await call('GET', `/partner/quotes/${quote.id}`, partner);
-    expect(got.status).toBe(200);
-    expect(got.body).toEqual(quote);
+    const got = await clientFor(partner).GET('/partner/quotes/{id}', { params: { path: { id: quote.id } } });
+    expect(expectStatus(200, got)).toEqual(quote);
     expect(await quoteCount(partner)).toBe(before + 1);
   });
 

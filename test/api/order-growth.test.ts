@@ -28,7 +28,7 @@ beforeAll(async () => {
   operator = await createTestOperator(svc);
   receiver = await startReceiver();
   // Every event of the long order is delivered, as in the incident (its receiver took them all).
-  expect((await api.call('POST', '/partner/webhooks', flipper, { url: receiver.url })).status).toBe(201);
+  await api.newSubscription(flipper, { url: receiver.url });
 }, 120_000);
 afterAll(() => receiver?.close());
 
@@ -46,6 +46,11 @@ const EVENTS = `query OrderEvents($id: ID!, $first: Int!, $after: String) {
     pageInfo { hasNextPage endCursor } } }
 }`;
 
+const flip = (id: string, status: 'created' | 'courier_assigned') =>
+  api.clientFor(flipper).POST('/partner/orders/{id}/simulate', { params: { path: { id } }, body: { status } });
+const cancel = (id: string, reason?: string) =>
+  api.clientFor(flipper).POST('/partner/orders/{id}/cancel', { params: { path: { id } }, body: reason === undefined ? {} : { reason } });
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -56,20 +61,17 @@ function bystanderTraffic(): { stop(): Promise<{ at: number; ms: number }[]> } {
   const latencies: { at: number; ms: number }[] = [];
   let running = true;
   const loop = async () => {
+    const client = api.clientFor(bystander);
     const paths = [
-      () =>
-        api.call('POST', '/partner/quotes', bystander, {
-          pickup: { lat: 40.7484, lng: -73.9857 },
-          dropoff: { lat: 40.758, lng: -73.9855 },
-        }),
-      () => api.call('GET', '/partner/orders?limit=20', bystander),
-      () => api.call('GET', '/partner/events?limit=20', bystander),
+      () => client.POST('/partner/quotes', { body: { pickup: { lat: 40.7484, lng: -73.9857 }, dropoff: { lat: 40.758, lng: -73.9855 } } }),
+      () => client.GET('/partner/orders', { params: { query: { limit: 20 } } }),
+      () => client.GET('/partner/events', { params: { query: { limit: 20 } } }),
     ];
     for (let i = 0; running; i++) {
       const started = performance.now();
       const res = await paths[i % paths.length]!();
       latencies.push({ at: started, ms: performance.now() - started });
-      expect(res.status).toBeLessThan(300);
+      expect(res.response.status).toBeLessThan(300);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -113,12 +115,12 @@ describe('one order flipped courier_assigned <-> created until the service refus
     const traffic = bystanderTraffic();
     const flipsStarted = performance.now();
     let accepted = 0;
-    let refusal: api.Reply | undefined;
-    let status = 'created';
+    let refusal: Awaited<ReturnType<typeof flip>> | undefined;
+    let status: 'created' | 'courier_assigned' = 'created';
     for (let i = 0; i < MOVES && !refusal; i++) {
-      const to = status === 'created' ? 'courier_assigned' : 'created';
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, flipper, { status: to });
-      if (res.status === 200) {
+      const to: 'created' | 'courier_assigned' = status === 'created' ? 'courier_assigned' : 'created';
+      const res = await flip(order.id, to);
+      if (res.response.status === 200) {
         accepted++;
         status = to;
       } else {
@@ -148,7 +150,7 @@ describe('one order flipped courier_assigned <-> created until the service refus
         {
           moves_attempted: MOVES,
           moves_accepted: accepted,
-          refusal: refusal && { status: refusal.status, code: refusal.body?.error?.code },
+          refusal: refusal && { status: refusal.response.status, code: refusal.error?.error.code },
           flips_seconds: +(flipsMs / 1000).toFixed(1),
           events_of_order: sizes!.events,
           envelope_largest_bytes: sizes!.largest,
@@ -173,15 +175,13 @@ describe('one order flipped courier_assigned <-> created until the service refus
     );
 
     // The cap: 100 history entries, the last kept for a move that ends the order.
-    expect(refusal?.status, 'a non-terminal move past the cap is refused').toBe(409);
-    expect(refusal!.body.error).toMatchObject({ code: 'order_history_full', message: expect.stringContaining('100') });
+    expect(refusal?.response.status, 'a non-terminal move past the cap is refused').toBe(409);
+    expect(refusal!.error?.error).toMatchObject({ code: 'order_history_full', message: expect.stringContaining('100') });
     expect(accepted).toBe(98);
-    const again = await api.call('POST', `/partner/orders/${order.id}/simulate`, flipper, {});
-    expect(again.status).toBe(409);
+    const again = await api.clientFor(flipper).POST('/partner/orders/{id}/simulate', { params: { path: { id: order.id } }, body: {} });
+    expect(again.response.status).toBe(409);
     // The order can still be finished: a cancellation is a terminal move.
-    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, flipper, {});
-    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
-    expect(cancelled.body.status_history).toHaveLength(100);
+    expect(api.expectStatus(200, await cancel(order.id)).status_history).toHaveLength(100);
     const final = await api.getOrder(flipper, order.id);
     expect(final.status_history).toHaveLength(100);
 
@@ -232,25 +232,25 @@ describe('the largest envelope an order can make', () => {
     const room = 64 * 1024 - Buffer.byteLength(JSON.stringify(orderBody('')));
     const body = JSON.stringify(orderBody(c.repeat(Math.min(1000, Math.floor(room / 2 / 6)))));
     expect(Buffer.byteLength(body)).toBeGreaterThan(64 * 1024 - 12);
+    // Raw: the body is sized to the byte against the 64 KiB limit.
     const created = await api.call('POST', '/partner/orders', flipper, body);
     expect(created.status, JSON.stringify(created.body).slice(0, 300)).toBe(201);
     const order = created.body;
     // The history filled by flips up to the cap, then the longest cancellation reason: the last envelope is the largest.
-    let status = 'created';
+    let status: 'created' | 'courier_assigned' = 'created';
     for (;;) {
-      const to = status === 'created' ? 'courier_assigned' : 'created';
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, flipper, { status: to });
-      if (res.status !== 200) {
-        expect(res.body.error.code).toBe('order_history_full');
+      const to: 'created' | 'courier_assigned' = status === 'created' ? 'courier_assigned' : 'created';
+      const res = await flip(order.id, to);
+      if (res.response.status !== 200) {
+        expect(res.error?.error.code).toBe('order_history_full');
         break;
       }
       status = to;
     }
-    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, flipper, { reason: c.repeat(500) });
-    expect(cancelled.status).toBe(200);
-    const last = await api.call('GET', `/partner/events?order_id=${order.id}&limit=1`, flipper);
-    // In the first version: its envelopes embed the whole history, so they are the largest an order makes.
-    const envelope = await api.call('GET', `/partner/events/${last.body.data[0].id}`, {
+    api.expectStatus(200, await cancel(order.id, c.repeat(500)));
+    const last = await api.clientFor(flipper).GET('/partner/events', { params: { query: { order_id: order.id, limit: 1 } } });
+    // In the first version: its envelopes embed the whole history, so they are the largest an order makes. Raw: its bytes are measured.
+    const envelope = await api.call('GET', `/partner/events/${api.expectStatus(200, last).data[0]!.id}`, {
       ...flipper,
       headers: { ...flipper.headers, 'x-service-version': FIRST_VERSION },
     });

@@ -4,8 +4,8 @@ import { cliContext } from '@/server/cli/operator-context';
 import { ConflictError } from '@/server/errors';
 import { advanceOrder } from '@/server/orders/advance';
 import { ORDER_STATUSES, type OrderStatus } from '@/server/orders/state-machine';
-import { call } from '../support/partner-api';
-import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
+import { clientFor, getOrder, newOrder as newPartnerOrder } from '../support/partner-api';
+import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // DESIGN.md section 4, written out independently of server/orders/state-machine.ts.
 const LEGAL: Record<OrderStatus, Partial<Record<OrderStatus, string>>> = {
@@ -39,10 +39,9 @@ beforeAll(async () => {
 });
 
 async function newOrder(status: OrderStatus = 'created'): Promise<string> {
-  const quote = await call('POST', '/partner/quotes', partner, NYC);
-  const order = await call('POST', '/partner/orders', partner, { quote_id: quote.body.id });
-  if (status !== 'created') await svc.rt.db.execute(sql`update orders set status = ${status} where id = ${order.body.id}`);
-  return order.body.id;
+  const order = await newPartnerOrder(partner);
+  if (status !== 'created') await svc.rt.db.execute(sql`update orders set status = ${status} where id = ${order.id}`);
+  return order.id;
 }
 
 async function eventTypes(orderId: string): Promise<string[]> {
@@ -85,29 +84,28 @@ describe('concurrent moves of one order', () => {
       const id = await newOrder('arrived_at_pickup');
       const before = (await eventTypes(id)).length;
       const [cancel, pickup] = await Promise.all([
-        call('POST', `/partner/orders/${id}/cancel`, partner, {}),
+        clientFor(partner).POST('/partner/orders/{id}/cancel', { params: { path: { id } }, body: {} }),
         advanceOrder({ ctx: cliContext(svc.rt), input: { orderId: id, status: 'picked_up' } }).then(
           () => 'ok',
           (e: unknown) => (e instanceof ConflictError ? e.code : 'error'),
         ),
       ]);
-      const winners = [cancel.status === 200, pickup === 'ok'].filter(Boolean).length;
-      expect(winners).toBe(1);
-      if (cancel.status === 200) expect(pickup).toBe('invalid_state_transition');
-      else expect(cancel.body.error.code).toBe('cancel_not_allowed');
+      const cancelled = cancel.response.status === 200;
+      expect([cancelled, pickup === 'ok'].filter(Boolean).length).toBe(1);
+      if (cancelled) expect(pickup).toBe('invalid_state_transition');
+      else expect(cancel.error?.error.code).toBe('cancel_not_allowed');
       const after = await eventTypes(id);
       expect(after.length).toBe(before + 1);
-      expect(after.at(-1)).toBe(cancel.status === 200 ? 'order.cancelled' : 'order.picked_up');
+      expect(after.at(-1)).toBe(cancelled ? 'order.cancelled' : 'order.picked_up');
     }
   });
 
   it('the same move twice at once: one 200, one 409 invalid_state_transition', async () => {
     const id = await newOrder('courier_assigned');
-    const results = await Promise.all([
-      call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }),
-      call('POST', `/partner/orders/${id}/simulate`, partner, { status: 'picked_up' }),
-    ]);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    const pickUp = () =>
+      clientFor(partner).POST('/partner/orders/{id}/simulate', { params: { path: { id } }, body: { status: 'picked_up' } });
+    const results = await Promise.all([pickUp(), pickUp()]);
+    expect(results.map((r) => r.response.status).sort()).toEqual([200, 409]);
     expect((await eventTypes(id)).filter((t) => t === 'order.picked_up')).toHaveLength(1);
   });
 
@@ -133,8 +131,7 @@ describe('concurrent moves of one order', () => {
     expect(ended.status_history).toHaveLength(100);
     expect(ended.status_history[0]).toEqual(history[51]);
     expect(ended.status_history.at(-1)!.status).toBe('cancelled');
-    const got = await call('GET', `/partner/orders/${id}`, partner);
-    expect(got.body).toEqual(ended);
+    expect(await getOrder(partner, id)).toEqual(ended);
   });
 
   it("an operator's cancellation reason is at most 500 characters, like a partner's", async () => {

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
-import { call, newOrder, newQuote } from '../support/partner-api';
+import type { paths } from '@partner-delivery/client';
+import { call, clientFor, expectStatus, getOrder, newOrder, newQuote } from '../support/partner-api';
 import { approveGoLive, createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
 
 let svc: TestService;
@@ -13,21 +14,30 @@ beforeAll(async () => {
 });
 
 const quote = (who = partner) => newQuote(who);
-const order = (who = partner, extra: Record<string, unknown> = {}) => newOrder(who, extra);
+const order = (who = partner, extra: Parameters<typeof newOrder>[1] = {}) => newOrder(who, extra);
+
+type CreateOrder = paths['/partner/orders']['post']['requestBody']['content']['application/json'];
+type OrderQuery = NonNullable<paths['/partner/orders']['get']['parameters']['query']>;
+const postOrder = (body: CreateOrder, who = partner) => clientFor(who).POST('/partner/orders', { body });
+/** The ids of the orders GET /partner/orders answers (200 expected). */
+const listOrders = async (who: TestPartner, query: OrderQuery = {}) =>
+  expectStatus(200, await clientFor(who).GET('/partner/orders', { params: { query } }));
+const idsOf = (orders: { id: string }[]) => orders.map((o) => o.id);
+const cancel = (id: string, who = partner, reason?: string) =>
+  clientFor(who).POST('/partner/orders/{id}/cancel', { params: { path: { id } }, body: reason === undefined ? {} : { reason } });
 
 describe('POST /partner/orders', () => {
   it('creates an order from a quote with every documented field', async () => {
     const quoteId = await quote();
-    const q = (await call('GET', `/partner/quotes/${quoteId}`, partner)).body;
-    const res = await call('POST', '/partner/orders', partner, {
+    const q = expectStatus(200, await clientFor(partner).GET('/partner/quotes/{id}', { params: { path: { id: quoteId } } }));
+    const res = await postOrder({
       quote_id: quoteId,
       external_id: 'po-1001',
       pickup: { contact: { name: 'Front desk', phone: '+12125550100' }, instructions: 'Ring twice' },
       dropoff: { contact: { name: 'Ada', phone: '+442071838750' } },
       metadata: { cart: '42' },
     });
-    expect(res.status).toBe(201);
-    const o = res.body;
+    const o = expectStatus(201, res);
     expect(o).toMatchObject({
       object: 'order',
       livemode: false,
@@ -50,49 +60,51 @@ describe('POST /partner/orders', () => {
     expect(o.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(o.status_history).toEqual([{ status: 'created', at: o.created }]);
     expect(o.updated).toBe(o.created);
-    expect((await call('GET', `/partner/orders/${o.id}`, partner)).body).toEqual(o);
+    expect(await getOrder(partner, o.id)).toEqual(o);
   });
 
   it("refuses a used quote (409), an expired one (422) and another partner's or environment's (404)", async () => {
     const quoteId = await quote();
-    expect((await call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
-    const again = await call('POST', '/partner/orders', partner, { quote_id: quoteId });
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('quote_already_used');
+    expectStatus(201, await postOrder({ quote_id: quoteId }));
+    const again = await postOrder({ quote_id: quoteId });
+    expect(again.response.status).toBe(409);
+    expect(again.error?.error.code).toBe('quote_already_used');
 
     const stale = await quote();
     await svc.rt.db.execute(sql`update quotes set expires_at = now() - interval '1 second' where id = ${stale}`);
-    const expired = await call('POST', '/partner/orders', partner, { quote_id: stale });
-    expect(expired.status).toBe(422);
-    expect(expired.body.error).toMatchObject({ code: 'quote_expired', param: 'quote_id' });
+    const expired = await postOrder({ quote_id: stale });
+    expect(expired.response.status).toBe(422);
+    expect(expired.error?.error).toMatchObject({ code: 'quote_expired', param: 'quote_id' });
 
     const other = await createTestPartner(svc);
-    const foreign = await call('POST', '/partner/orders', other, { quote_id: await quote() });
-    expect(foreign.status).toBe(404);
-    expect(foreign.body.error.code).toBe('resource_missing');
+    const foreign = await postOrder({ quote_id: await quote() }, other);
+    expect(foreign.response.status).toBe(404);
+    expect(foreign.error?.error.code).toBe('resource_missing');
 
     await approveGoLive(cliContext(svc.rt), partner.partnerId);
     const live = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
-    expect((await call('POST', '/partner/orders', live, { quote_id: await quote() })).status).toBe(404);
+    expect((await postOrder({ quote_id: await quote() }, live)).response.status).toBe(404);
     const liveOrder = await order(live);
     expect(liveOrder.livemode).toBe(true);
-    expect((await call('GET', `/partner/orders/${liveOrder.id}`, partner)).status).toBe(404);
+    const read = await clientFor(partner).GET('/partner/orders/{id}', { params: { path: { id: liveOrder.id } } });
+    expect(read.response.status).toBe(404);
   });
 
   it('two orders racing for one quote: exactly one wins', async () => {
     const quoteId = await quote();
-    const results = await Promise.all(Array.from({ length: 6 }, () => call('POST', '/partner/orders', partner, { quote_id: quoteId })));
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'quote_already_used')).toBe(true);
-    expect(results.filter((r) => r.status === 409)).toHaveLength(5);
+    const results = await Promise.all(Array.from({ length: 6 }, () => postOrder({ quote_id: quoteId })));
+    expect(results.filter((r) => r.response.status === 201)).toHaveLength(1);
+    const refused = results.filter((r) => r.response.status === 409);
+    expect(refused.every((r) => r.error?.error.code === 'quote_already_used')).toBe(true);
+    expect(refused).toHaveLength(5);
   });
 
   it('external_id is unique per partner and environment, and the conflict names the existing order', async () => {
     const first = await order(partner, { external_id: 'dup-1' });
-    const dup = await call('POST', '/partner/orders', partner, { quote_id: await quote(), external_id: 'dup-1' });
-    expect(dup.status).toBe(409);
-    expect(dup.body.error).toMatchObject({ code: 'duplicate_external_id', param: 'external_id', existing_order_id: first.id });
-    expect(dup.body.error.message).toContain(first.id);
+    const dup = await postOrder({ quote_id: await quote(), external_id: 'dup-1' });
+    expect(dup.response.status).toBe(409);
+    expect(dup.error?.error).toMatchObject({ code: 'duplicate_external_id', param: 'external_id', existing_order_id: first.id });
+    expect(dup.error?.error.message).toContain(first.id);
     const other = await createTestPartner(svc);
     await order(other, { external_id: 'dup-1' });
   });
@@ -125,25 +137,22 @@ describe('GET /partner/orders', () => {
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await order(lister, { external_id: `list-${i}` }));
     const ids = made.map((o) => o.id).reverse();
-    const page1 = (await call('GET', '/partner/orders?limit=2', lister)).body;
+    const page1 = await listOrders(lister, { limit: 2 });
     expect(page1).toMatchObject({ object: 'list', has_more: true });
-    expect(page1.data.map((o: { id: string }) => o.id)).toEqual(ids.slice(0, 2));
-    const page2 = (await call('GET', `/partner/orders?limit=2&starting_after=${page1.data[1].id}`, lister)).body;
-    expect(page2.data.map((o: { id: string }) => o.id)).toEqual(ids.slice(2, 4));
-    const page3 = (await call('GET', `/partner/orders?limit=2&starting_after=${page2.data[1].id}`, lister)).body;
+    expect(idsOf(page1.data)).toEqual(ids.slice(0, 2));
+    const page2 = await listOrders(lister, { limit: 2, starting_after: page1.data[1]!.id });
+    expect(idsOf(page2.data)).toEqual(ids.slice(2, 4));
+    const page3 = await listOrders(lister, { limit: 2, starting_after: page2.data[1]!.id });
     expect(page3).toMatchObject({ has_more: false });
-    expect(page3.data.map((o: { id: string }) => o.id)).toEqual(ids.slice(4));
+    expect(idsOf(page3.data)).toEqual(ids.slice(4));
 
-    expect((await call('GET', '/partner/orders?external_id=list-3', lister)).body.data.map((o: { id: string }) => o.id)).toEqual([
-      made[3]!.id,
-    ]);
-    await call('POST', `/partner/orders/${made[0]!.id}/cancel`, lister, {});
-    const cancelled = (await call('GET', '/partner/orders?status=cancelled', lister)).body.data;
-    expect(cancelled.map((o: { id: string }) => o.id)).toEqual([made[0]!.id]);
+    expect(idsOf((await listOrders(lister, { external_id: 'list-3' })).data)).toEqual([made[3]!.id]);
+    expectStatus(200, await cancel(made[0]!.id, lister));
+    expect(idsOf((await listOrders(lister, { status: 'cancelled' })).data)).toEqual([made[0]!.id]);
     const created = made[2]!.created;
-    const range = (await call('GET', `/partner/orders?created_gte=${created}&created_lte=${created}`, lister)).body.data;
-    expect(range.every((o: { created: number }) => o.created === created)).toBe(true);
-    expect((await call('GET', `/partner/orders?created_gte=${created + 10_000}`, lister)).body.data).toEqual([]);
+    const range = (await listOrders(lister, { created_gte: created, created_lte: created })).data;
+    expect(range.every((o) => o.created === created)).toBe(true);
+    expect((await listOrders(lister, { created_gte: created + 10_000 })).data).toEqual([]);
   });
 
   it("never shows another partner's orders, whatever the cursor", async () => {
@@ -151,15 +160,12 @@ describe('GET /partner/orders', () => {
     const theirs = await createTestPartner(svc);
     const theirOrder = await order(theirs);
     const myOrder = await order(mine);
-    const list = (await call('GET', '/partner/orders?limit=100', mine)).body.data.map((o: { id: string }) => o.id);
-    expect(list).toEqual([myOrder.id]);
+    expect(idsOf((await listOrders(mine, { limit: 100 })).data)).toEqual([myOrder.id]);
     // A cursor taken from another partner is only a position; it reveals nothing.
-    const tampered = (await call('GET', `/partner/orders?starting_after=${'Z'.repeat(26)}`, mine)).body.data.map(
-      (o: { id: string }) => o.id,
-    );
-    expect(tampered).toEqual([myOrder.id]);
-    expect((await call('GET', `/partner/orders?starting_after=${theirOrder.id}`, mine)).status).toBe(200);
-    expect((await call('GET', `/partner/orders/${theirOrder.id}`, mine)).status).toBe(404);
+    expect(idsOf((await listOrders(mine, { starting_after: 'Z'.repeat(26) })).data)).toEqual([myOrder.id]);
+    await listOrders(mine, { starting_after: theirOrder.id });
+    const read = await clientFor(mine).GET('/partner/orders/{id}', { params: { path: { id: theirOrder.id } } });
+    expect(read.response.status).toBe(404);
   });
 
   it.each(['limit=0', 'limit=101', 'limit=abc', 'starting_after=not-a-ulid', 'status=flying', 'created_gte=yesterday', 'unknown=1'])(
@@ -175,11 +181,11 @@ describe('GET /partner/orders', () => {
 describe('POST /partner/orders/{id}/cancel', () => {
   it('cancels before pickup with the partner as source', async () => {
     const o = await order();
-    const res = await call('POST', `/partner/orders/${o.id}/cancel`, partner, { reason: 'customer changed their mind' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'cancelled', cancellation: { reason: 'customer changed their mind', source: 'partner' } });
-    expect(res.body.status_history.map((h: { status: string }) => h.status)).toEqual(['created', 'cancelled']);
+    const res = expectStatus(200, await cancel(o.id, partner, 'customer changed their mind'));
+    expect(res).toMatchObject({ status: 'cancelled', cancellation: { reason: 'customer changed their mind', source: 'partner' } });
+    expect(res.status_history.map((h) => h.status)).toEqual(['created', 'cancelled']);
     const plain = await order();
+    // Raw: no body at all, which the service accepts though the document (and so the client) asks for one.
     expect((await call('POST', `/partner/orders/${plain.id}/cancel`, partner)).body.cancellation).toEqual({
       reason: 'requested_by_partner',
       source: 'partner',
@@ -188,15 +194,18 @@ describe('POST /partner/orders/{id}/cancel', () => {
 
   it('refuses once the courier has the goods, with a reason', async () => {
     const o = await order();
-    for (const status of ['courier_assigned', 'arrived_at_pickup', 'picked_up']) {
-      expect((await call('POST', `/partner/orders/${o.id}/simulate`, partner, { status })).status).toBe(200);
+    for (const status of ['courier_assigned', 'arrived_at_pickup', 'picked_up'] as const) {
+      expectStatus(
+        200,
+        await clientFor(partner).POST('/partner/orders/{id}/simulate', { params: { path: { id: o.id } }, body: { status } }),
+      );
     }
-    const res = await call('POST', `/partner/orders/${o.id}/cancel`, partner, {});
-    expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ code: 'cancel_not_allowed', reason: 'courier_has_goods' });
+    const res = await cancel(o.id);
+    expect(res.response.status).toBe(409);
+    expect(res.error?.error).toMatchObject({ code: 'cancel_not_allowed', reason: 'courier_has_goods' });
     const cancelled = await order();
-    await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {});
-    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).body.error).toMatchObject({
+    expectStatus(200, await cancel(cancelled.id));
+    expect((await cancel(cancelled.id)).error?.error).toMatchObject({
       code: 'cancel_not_allowed',
       reason: 'already_cancelled',
     });
@@ -205,8 +214,8 @@ describe('POST /partner/orders/{id}/cancel', () => {
   it('another partner cannot cancel (404) and the order is untouched', async () => {
     const o = await order();
     const other = await createTestPartner(svc);
-    expect((await call('POST', `/partner/orders/${o.id}/cancel`, other, {})).status).toBe(404);
-    expect((await call('GET', `/partner/orders/${o.id}`, partner)).body.status).toBe('created');
+    expect((await cancel(o.id, other)).response.status).toBe(404);
+    expect((await getOrder(partner, o.id)).status).toBe('created');
   });
 });
 

@@ -31,6 +31,9 @@ afterEach(() => {
 
 const newOrder = (who = partner) => api.newOrder(who);
 const getOrder = (id: string, who = partner) => api.getOrder(who, id);
+/** POST /partner/orders/{id}/simulate: to `status`, or the next happy-path step. */
+const simulate = (id: string, status?: OrderStatus, who = partner) =>
+  api.clientFor(who).POST('/partner/orders/{id}/simulate', { params: { path: { id } }, body: status ? { status } : {} });
 
 type EventRow = {
   id: string;
@@ -124,10 +127,9 @@ describe('the event outbox', () => {
     ];
     for (const [i, step] of path.entries()) {
       const before = await eventRows(order.id);
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: step.status });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const moved = api.expectStatus(200, await simulate(order.id, step.status));
       const got = await getOrder(order.id);
-      expect(res.body).toEqual(got);
+      expect(moved).toEqual(got);
       expect(got.status).toBe(step.status);
       expect(got.status_history).toHaveLength(i + 2);
       expect(got.status_history.at(-1)).toEqual({ status: step.status, at: got.updated });
@@ -149,18 +151,17 @@ describe('the event outbox', () => {
       expect(jobs[0]!.data).toEqual({ event_id: event.id });
     }
     // The event list holds the same envelopes, newest first (in the first version, the stored ones as they are).
-    const listed = await api.call('GET', `/partner/events?order_id=${order.id}&limit=100`, {
-      ...partner,
-      headers: { ...partner.headers, 'x-service-version': FIRST_VERSION },
-    });
-    expect(listed.body.data).toEqual((await eventRows(order.id)).map((e) => e.envelope).reverse());
+    const listed = await api
+      .clientFor(partner, { version: FIRST_VERSION })
+      .GET('/partner/events', { params: { query: { order_id: order.id, limit: 100 } } });
+    expect(api.expectStatus(200, listed).data).toEqual((await eventRows(order.id)).map((e) => e.envelope).reverse());
   });
 
   it('production moves carry livemode true', async () => {
     const order = await newOrder(live);
     expect(order.livemode).toBe(true);
-    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, live, {});
-    expect(cancelled.status).toBe(200);
+    const cancelled = await api.clientFor(live).POST('/partner/orders/{id}/cancel', { params: { path: { id: order.id } }, body: {} });
+    api.expectStatus(200, cancelled);
     const got = await getOrder(order.id, live);
     const events = await eventRows(order.id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cancelled']);
@@ -175,10 +176,10 @@ describe('the event outbox', () => {
   it('a refused move writes nothing: no event, no job, the order untouched', async () => {
     const order = await newOrder();
     const jobsBefore = await countFanOutJobs();
-    for (const status of ['delivered', 'returned', 'picked_up', 'created']) {
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
-      expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('invalid_state_transition');
+    for (const status of ['delivered', 'returned', 'picked_up', 'created'] as const) {
+      const res = await simulate(order.id, status);
+      expect(res.response.status).toBe(409);
+      expect(res.error?.error.code).toBe('invalid_state_transition');
     }
     expect(await eventRows(order.id)).toHaveLength(1);
     expect(await countFanOutJobs()).toBe(jobsBefore);
@@ -187,11 +188,11 @@ describe('the event outbox', () => {
 
   it('concurrent moves of one order serialise: one event per accepted move, in order', async () => {
     const order = await newOrder();
-    const results = await Promise.all(Array.from({ length: 7 }, () => api.call('POST', `/partner/orders/${order.id}/simulate`, partner)));
-    const accepted = results.filter((r) => r.status === 200);
+    const results = await Promise.all(Array.from({ length: 7 }, () => simulate(order.id)));
+    const accepted = results.filter((r) => r.response.status === 200);
     // Five happy-path steps from created to delivered; the rest find a delivered order.
     expect(accepted).toHaveLength(5);
-    expect(results.filter((r) => r.status === 409)).toHaveLength(2);
+    expect(results.filter((r) => r.response.status === 409)).toHaveLength(2);
     const events = await eventRows(order.id);
     expect(events.map((e) => e.type)).toEqual([
       'order.created',
@@ -242,18 +243,17 @@ describe('the event outbox', () => {
 
     // Through HTTP the same failure is a generic JSON 500 that leaks nothing, and changes nothing.
     vi.spyOn(svc.rt.boss!, 'send').mockRejectedValueOnce(new Error('job queue unavailable'));
-    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
-    expect(res.status).toBe(500);
-    expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect(res.body.error.type).toBe('api_error');
-    expect(JSON.stringify(res.body)).not.toContain('job queue');
+    const res = await simulate(order.id);
+    expect(res.response.status).toBe(500);
+    expect(res.response.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.error?.error.type).toBe('api_error');
+    expect(JSON.stringify(res.error)).not.toContain('job queue');
     expect((await eventRows(order.id)).map((e) => e.type)).toEqual(['order.created']);
     expect(await getOrder(order.id)).toEqual(order);
 
     // Once the queue is back, the same move goes through with its event and job.
     vi.restoreAllMocks();
-    const ok = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
-    expect(ok.status).toBe(200);
+    api.expectStatus(200, await simulate(order.id));
     const events = await eventRows(order.id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.courier_assigned']);
     expect(await fanOutJobs([events[1]!.id])).toHaveLength(1);
@@ -261,14 +261,14 @@ describe('the event outbox', () => {
 
   it('the workers complete every fan-out job, a burst of events included, within seconds', async () => {
     const order = await newOrder();
-    await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
+    api.expectStatus(200, await simulate(order.id));
     const ids = (await eventRows(order.id)).map((e) => e.id);
     expect(ids).toHaveLength(2);
     // A burst: 12 orders walked to delivered at once, 72 events.
     const burst = await Promise.all(Array.from({ length: 12 }, () => newOrder()));
     await Promise.all(
       burst.map(async (o) => {
-        for (let i = 0; i < 5; i++) expect((await api.call('POST', `/partner/orders/${o.id}/simulate`, partner, {})).status).toBe(200);
+        for (let i = 0; i < 5; i++) api.expectStatus(200, await simulate(o.id));
       }),
     );
     const pending = () =>

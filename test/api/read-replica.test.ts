@@ -2,7 +2,7 @@ import postgres from 'postgres';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database';
 import { createTestOperator, gqlData, type TestOperator } from '../support/operator-api';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, getOrder, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { findSamples, parsePrometheus } from '../support/prometheus';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -25,6 +25,7 @@ beforeAll(async () => {
   operator = await createTestOperator(svc);
 });
 
+const listOrders = async () => expectStatus(200, await clientFor(partner).GET('/partner/orders'));
 const readyz = async () => (await fetch(`${svc.url}/readyz`)).json() as Promise<{ status: string; reads?: string }>;
 
 describe('DATABASE_READ_URL (a second database standing in for the replica)', () => {
@@ -34,18 +35,14 @@ describe('DATABASE_READ_URL (a second database standing in for the replica)', ()
     const order = await newOrder(partner);
 
     // The partner's own new order, by id: on the primary.
-    const got = await call('GET', `/partner/orders/${order.id}`, partner);
-    expect(got.status).toBe(200);
-    expect(got.body.id).toBe(order.id);
+    expect((await getOrder(partner, order.id)).id).toBe(order.id);
     // Writes and their reads never touched the read pool.
     expect(readStatements).toEqual([]);
 
     // The lists: on the stand-in, where the order never arrives.
-    const listed = await call('GET', '/partner/orders', partner);
-    expect(listed.status).toBe(200);
-    expect(listed.body.data).toEqual([]);
-    const events = await call('GET', `/partner/events?order_id=${order.id}`, partner);
-    expect(events.body.data).toEqual([]);
+    expect((await listOrders()).data).toEqual([]);
+    const events = await clientFor(partner).GET('/partner/events', { params: { query: { order_id: order.id } } });
+    expect(expectStatus(200, events).data).toEqual([]);
     expect(readStatements.some((q) => /from "orders"/.test(q))).toBe(true);
     expect(readStatements.some((q) => /from "events"/.test(q))).toBe(true);
 
@@ -79,9 +76,7 @@ describe('DATABASE_READ_URL (a second database standing in for the replica)', ()
       await admin.unsafe(`alter database "${name}" allow_connections false`);
       await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name}`;
       await waitFor('reads on the primary', readyz, { until: (r) => r.reads === 'primary', timeoutMs: 5000 });
-      const listed = await call('GET', '/partner/orders', partner);
-      expect(listed.status).toBe(200);
-      expect(listed.body.data).toHaveLength(1);
+      expect((await listOrders()).data).toHaveLength(1);
       const page = await gqlData(operator, `{ orders(first: 10) { nodes { id } } }`);
       expect(page.orders.nodes).toHaveLength(1);
       expect(await readyz()).toEqual({ status: 'ready', reads: 'primary' });
@@ -90,6 +85,6 @@ describe('DATABASE_READ_URL (a second database standing in for the replica)', ()
       await admin.end();
     }
     await waitFor('reads on the replica again', readyz, { until: (r) => r.reads === 'replica', timeoutMs: 5000 });
-    expect((await call('GET', '/partner/orders', partner)).body.data).toEqual([]);
+    expect((await listOrders()).data).toEqual([]);
   });
 });

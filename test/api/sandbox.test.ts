@@ -4,6 +4,8 @@ import { jobContext } from '@/jobs/definition';
 import { sandboxTimeoutJob } from '@/jobs/sandbox';
 import { runScenarioStep } from '@/server/orders/scenario-step';
 import { cancelStaleSandboxOrders } from '@/server/orders/timeout-sweep';
+import type { OrderStatus } from '@/server/orders/state-machine';
+import type { paths } from '@partner-delivery/client';
 import * as api from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -23,15 +25,21 @@ beforeAll(async () => {
 
 const newOrder = (who = partner, extra: Record<string, unknown> = {}) => api.newOrder(who, extra);
 const getOrder = (id: string, who = partner) => api.getOrder(who, id);
+/** POST /partner/orders/{id}/simulate: to `status`, or the next happy-path step. */
+const simulate = (id: string, status?: OrderStatus, who = partner) =>
+  api.clientFor(who).POST('/partner/orders/{id}/simulate', { params: { path: { id } }, body: status ? { status } : {} });
+const cancel = (id: string, who = partner) =>
+  api.clientFor(who).POST('/partner/orders/{id}/cancel', { params: { path: { id } }, body: {} });
+const postOrder = (body: paths['/partner/orders']['post']['requestBody']['content']['application/json'], who = partner) =>
+  api.clientFor(who).POST('/partner/orders', { body });
 
 /** The order's events through the partner API, oldest first. */
 async function eventsOf(
   id: string,
   who = partner,
 ): Promise<{ type: string; created: number; data: { object: Record<string, unknown> } }[]> {
-  const res = await api.call('GET', `/partner/events?order_id=${id}&limit=100`, who);
-  expect(res.status).toBe(200);
-  return res.body.data.reverse();
+  const res = await api.clientFor(who).GET('/partner/events', { params: { query: { order_id: id, limit: 100 } } });
+  return api.expectStatus(200, res).data.reverse();
 }
 
 async function eventTypes(id: string, who = partner): Promise<string[]> {
@@ -54,14 +62,13 @@ describe('sandbox timeout', () => {
   it('cancels sandbox orders still open after SANDBOX_ORDER_TIMEOUT_SECONDS (sandbox_timeout, source system), and nothing else', async () => {
     const stale = await newOrder();
     const staleReturning = await newOrder();
-    for (const status of ['courier_assigned', 'picked_up', 'returning']) {
-      expect((await api.call('POST', `/partner/orders/${staleReturning.id}/simulate`, partner, { status })).status).toBe(200);
-    }
+    for (const status of ['courier_assigned', 'picked_up', 'returning'] as const)
+      api.expectStatus(200, await simulate(staleReturning.id, status));
     const fresh = await newOrder();
     const delivered = await newOrder();
-    for (let i = 0; i < 5; i++) expect((await api.call('POST', `/partner/orders/${delivered.id}/simulate`, partner)).status).toBe(200);
+    for (let i = 0; i < 5; i++) api.expectStatus(200, await simulate(delivered.id));
     const cancelled = await newOrder();
-    expect((await api.call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).status).toBe(200);
+    api.expectStatus(200, await cancel(cancelled.id));
     const production = await newOrder(live);
     for (const o of [stale, staleReturning, delivered, cancelled]) await backdate(o.id, 600);
     await backdate(production.id, 600);
@@ -117,14 +124,13 @@ describe('POST /partner/orders/{id}/simulate', () => {
     const order = await newOrder();
     const path = ['courier_assigned', 'arrived_at_pickup', 'picked_up', 'arrived_at_dropoff', 'delivered'];
     for (const [i, status] of path.entries()) {
-      // No body at all, and an empty object: both mean "the next step".
-      const res =
+      // No body at all (raw: the document asks for one), and an empty object: both mean "the next step".
+      const moved =
         i % 2 === 0
-          ? await api.call('POST', `/partner/orders/${order.id}/simulate`, partner)
-          : await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, {});
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.status).toBe(status);
-      expect(res.body).toEqual(await getOrder(order.id));
+          ? (await api.call('POST', `/partner/orders/${order.id}/simulate`, partner)).body
+          : api.expectStatus(200, await simulate(order.id));
+      expect(moved.status).toBe(status);
+      expect(moved).toEqual(await getOrder(order.id));
     }
     expect(await eventTypes(order.id)).toEqual([
       'order.created',
@@ -134,21 +140,21 @@ describe('POST /partner/orders/{id}/simulate', () => {
       'order.arrived_at_dropoff',
       'order.delivered',
     ]);
-    const done = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner);
-    expect(done.status).toBe(409);
-    expect(done.body.error.code).toBe('invalid_state_transition');
-    const explicit = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'returning' });
-    expect(explicit.status).toBe(409);
-    expect(explicit.body.error.code).toBe('invalid_state_transition');
+    const done = await simulate(order.id);
+    expect(done.response.status).toBe(409);
+    expect(done.error?.error.code).toBe('invalid_state_transition');
+    const explicit = await simulate(order.id, 'returning');
+    expect(explicit.response.status).toBe(409);
+    expect(explicit.error?.error.code).toBe('invalid_state_transition');
     expect((await eventTypes(order.id)).length).toBe(6);
   });
 
   it('with a status moves there when the state table allows it, else 409 invalid_state_transition', async () => {
     const order = await newOrder();
-    for (const status of ['delivered', 'picked_up', 'returned', 'created']) {
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
-      expect(res.status, status).toBe(409);
-      expect(res.body.error.code).toBe('invalid_state_transition');
+    for (const status of ['delivered', 'picked_up', 'returned', 'created'] as const) {
+      const res = await simulate(order.id, status);
+      expect(res.response.status, status).toBe(409);
+      expect(res.error?.error.code).toBe('invalid_state_transition');
     }
     expect(await eventTypes(order.id)).toEqual(['order.created']);
     for (const [status, event] of [
@@ -159,21 +165,20 @@ describe('POST /partner/orders/{id}/simulate', () => {
       ['returning', 'order.return_started'],
       ['returned', 'order.returned'],
     ] as const) {
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status });
-      expect(res.status, status).toBe(200);
-      expect(res.body.status).toBe(status);
+      expect(api.expectStatus(200, await simulate(order.id, status)).status).toBe(status);
       expect((await eventTypes(order.id)).at(-1)).toBe(event);
     }
-    const terminal = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
-    expect(terminal.status).toBe(409);
-    expect(terminal.body.error.code).toBe('invalid_state_transition');
+    const terminal = await simulate(order.id, 'cancelled');
+    expect(terminal.response.status).toBe(409);
+    expect(terminal.error?.error.code).toBe('invalid_state_transition');
   });
 
   it('simulating a cancellation cancels as the courier', async () => {
     const order = await newOrder();
-    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'cancelled' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'cancelled', cancellation: { source: 'courier' } });
+    expect(api.expectStatus(200, await simulate(order.id, 'cancelled'))).toMatchObject({
+      status: 'cancelled',
+      cancellation: { source: 'courier' },
+    });
   });
 
   it('rejects an unknown status with 400', async () => {
@@ -185,10 +190,10 @@ describe('POST /partner/orders/{id}/simulate', () => {
 
   it('production credentials get 403 sandbox_only, and the order is untouched', async () => {
     const order = await newOrder(live);
-    for (const body of [undefined, { status: 'courier_assigned' }]) {
-      const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, live, body);
-      expect(res.status).toBe(403);
-      expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
+    for (const status of [undefined, 'courier_assigned'] as const) {
+      const res = await simulate(order.id, status, live);
+      expect(res.response.status).toBe(403);
+      expect(res.error?.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
     }
     expect((await getOrder(order.id, live)).status).toBe('created');
     expect(await eventTypes(order.id, live)).toEqual(['order.created']);
@@ -197,9 +202,10 @@ describe('POST /partner/orders/{id}/simulate', () => {
   it("another partner's order, or an unknown one, is 404 and untouched", async () => {
     const order = await newOrder();
     const other = await createTestPartner(svc);
-    const res = await api.call('POST', `/partner/orders/${order.id}/simulate`, other);
-    expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('resource_missing');
+    const res = await simulate(order.id, undefined, other);
+    expect(res.response.status).toBe(404);
+    expect(res.error?.error.code).toBe('resource_missing');
+    // Raw: ids that are not ones (the client would encode '%00').
     for (const id of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope', '%00', order.id.toLowerCase()]) {
       const unknown = await api.call('POST', `/partner/orders/${id}/simulate`, partner);
       expect(unknown.status, id).toBe(404);
@@ -302,8 +308,7 @@ describe('simulation on order creation', () => {
 
   it.concurrent('a scenario the partner cancels before pickup stops quietly', async ({ expect }) => {
     const order = await newOrder(partner, { simulation: { scenario: 'happy_path', step_seconds: 1 } });
-    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
-    expect(cancelled.status).toBe(200);
+    api.expectStatus(200, await cancel(order.id));
     // The step that was due runs, finds the order cancelled, and schedules nothing more.
     const jobs = await waitFor('the due step job to finish', () => stepJobs(order.id), {
       until: (js) => js.length > 0 && js.every((j) => j.state === 'completed' || j.state === 'failed'),
@@ -359,28 +364,23 @@ describe('simulation on order creation', () => {
     // 99 entries: the most before the cap (100), the last kept for ending the order.
     const history = Array.from({ length: 99 }, (_, i) => ({ status: i % 2 ? 'courier_assigned' : 'created', at: order.created }));
     await svc.rt.db.execute(sql`update orders set status_history = ${JSON.stringify(history)}::jsonb where id = ${order.id}`);
-    const refused = await api.call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'courier_assigned' });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 'order_history_full', limit: 100 });
+    const refused = await simulate(order.id, 'courier_assigned');
+    expect(refused.response.status).toBe(409);
+    expect(refused.error?.error).toMatchObject({ code: 'order_history_full', limit: 100 });
     const ctx = jobContext(svc.rt, 'sandbox.scenario-step');
     expect(await runScenarioStep({ ctx, input: { orderId: order.id, step: 0 } })).toBe('stopped');
     expect(await eventTypes(order.id)).toEqual(['order.created']);
     expect((await getOrder(order.id)).status).toBe('created');
     // Ending it is still accepted: a cancel is the 100th entry.
-    const cancelled = await api.call('POST', `/partner/orders/${order.id}/cancel`, partner, {});
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body.status_history).toHaveLength(100);
+    expect(api.expectStatus(200, await cancel(order.id)).status_history).toHaveLength(100);
   });
 
   it('production credentials cannot start a simulation (403 sandbox_only), and the quote stays usable', async () => {
     const quoteId = await api.newQuote(live);
-    const res = await api.call('POST', '/partner/orders', live, {
-      quote_id: quoteId,
-      simulation: { scenario: 'happy_path', step_seconds: 1 },
-    });
-    expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
-    expect((await api.call('POST', '/partner/orders', live, { quote_id: quoteId })).status).toBe(201);
+    const res = await postOrder({ quote_id: quoteId, simulation: { scenario: 'happy_path', step_seconds: 1 } }, live);
+    expect(res.response.status).toBe(403);
+    expect(res.error?.error).toMatchObject({ type: 'permission_error', code: 'sandbox_only' });
+    api.expectStatus(201, await postOrder({ quote_id: quoteId }, live));
   });
 
   it.each([
@@ -396,7 +396,7 @@ describe('simulation on order creation', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.errors.map((e: { param: string }) => e.param)).toContain(param);
     // Nothing was created: the quote is still unused.
-    expect((await api.call('POST', '/partner/orders', partner, { quote_id: quoteId })).status).toBe(201);
+    api.expectStatus(201, await postOrder({ quote_id: quoteId }));
   });
 
   it('step_seconds defaults to 5', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { verifyPassword } from '@/server/operators/password';
-import { call, type Caller } from '../support/partner-api';
+import { clientFor, expectStatus } from '../support/partner-api';
 import { NYC, startTestService, type TestService } from '../support/service';
 
 // The admin CLI as operators run it: a child process per command, over the database of a running
@@ -96,11 +96,8 @@ async function counts() {
 }
 
 /** The partner API as the holder of a key the CLI issued. */
-const holder = (apiKey: string, clientId: string): Caller => ({
-  baseUrl: svc.url,
-  headers: { 'x-api-key': apiKey, 'x-client-id': clientId, 'content-type': 'application/json' },
-});
-const quote = (apiKey: string, clientId: string) => call('POST', '/partner/quotes', holder(apiKey, clientId), NYC);
+const holder = (apiKey: string, clientId: string) => clientFor({ baseUrl: svc.url, clientId, apiKey });
+const quote = (apiKey: string, clientId: string) => holder(apiKey, clientId).POST('/partner/quotes', { body: NYC });
 
 describe('admin CLI', () => {
   let partnerId: string;
@@ -116,14 +113,12 @@ describe('admin CLI', () => {
       api_key: expect.stringMatching(/^sk_sandbox_/),
       environment: 'sandbox',
     });
-    const res = await quote(cred.api_key, cred.client_id);
-    expect(res.status).toBe(201);
-    expect(res.body.livemode).toBe(false);
+    expect(expectStatus(201, await quote(cred.api_key, cred.client_id)).livemode).toBe(false);
 
     const revoked = await ok(['credentials', 'revoke', '--client-id', cred.client_id]);
     expect(revoked).toEqual({ client_id: cred.client_id, revoked_at: expect.any(Number) });
     expect(Math.abs(revoked.revoked_at - Date.now() / 1000)).toBeLessThan(60);
-    expect((await quote(cred.api_key, cred.client_id)).status).toBe(401);
+    expect((await quote(cred.api_key, cred.client_id)).response.status).toBe(401);
 
     const audit = await sql`select actor, action from audit_log where target_id in (${partnerId}, ${cred.client_id}) order by at, id`;
     expect(audit.map((a) => `${a.actor} ${a.action}`)).toEqual([
@@ -151,9 +146,7 @@ describe('admin CLI', () => {
 
     const live = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'production']);
     expect(live).toMatchObject({ api_key: expect.stringMatching(/^sk_live_/), environment: 'production' });
-    const res = await quote(live.api_key, live.client_id);
-    expect(res.status).toBe(201);
-    expect(res.body.livemode).toBe(true);
+    expect(expectStatus(201, await quote(live.api_key, live.client_id)).livemode).toBe(true);
   });
 
   it('edits the allowlist (the service applies it) and sets the rate limit', async () => {
@@ -161,13 +154,13 @@ describe('admin CLI', () => {
     // The test client is on loopback: outside this range, so the key is refused with 403 while it is listed.
     const added = await ok(['allowlist', 'add', '--partner', partnerId, '--cidr', '203.0.113.77/24', '--label', 'approved egress proxy']);
     expect(added).toEqual({ partner_id: partnerId, cidr: '203.0.113.0/24', label: 'approved egress proxy' });
-    expect((await quote(cred.api_key, cred.client_id)).status).toBe(403);
+    expect((await quote(cred.api_key, cred.client_id)).response.status).toBe(403);
     expect(await ok(['allowlist', 'remove', '--partner', partnerId, '--cidr', '203.0.113.0/24'])).toEqual({
       partner_id: partnerId,
       cidr: '203.0.113.0/24',
       removed: true,
     });
-    expect((await quote(cred.api_key, cred.client_id)).status).toBe(201);
+    expectStatus(201, await quote(cred.api_key, cred.client_id));
     await refused(['allowlist', 'remove', '--partner', partnerId, '--cidr', '203.0.113.0/24'], 1, 'resource_missing');
 
     expect(await ok(['rate-limit', 'set', '--partner', partnerId, '--per-second', '5'])).toEqual({
@@ -175,7 +168,7 @@ describe('admin CLI', () => {
       rate_limit_per_second: 5,
       burst: 10,
     });
-    expect((await quote(cred.api_key, cred.client_id)).headers.get('ratelimit-limit')).toBe('5');
+    expect((await quote(cred.api_key, cred.client_id)).response.headers.get('ratelimit-limit')).toBe('5');
     expect(await ok(['rate-limit', 'set', '--partner', partnerId, '--per-second', 'default'])).toEqual({
       id: partnerId,
       rate_limit_per_second: svc.env.RATE_LIMIT_PER_SECOND,
@@ -332,10 +325,8 @@ describe('admin CLI', () => {
 
   it('advances an order along the state machine and refuses an illegal move', async () => {
     const cred = await ok(['credentials', 'issue', '--partner', partnerId, '--env', 'sandbox']);
-    const q = (await quote(cred.api_key, cred.client_id)).body;
-    const created = await call('POST', '/partner/orders', holder(cred.api_key, cred.client_id), { quote_id: q.id });
-    expect(created.status).toBe(201);
-    const order = created.body;
+    const q = expectStatus(201, await quote(cred.api_key, cred.client_id));
+    const order = expectStatus(201, await holder(cred.api_key, cred.client_id).POST('/partner/orders', { body: { quote_id: q.id } }));
 
     const moved = await ok(['order', 'advance', '--order', order.id, '--status', 'courier_assigned']);
     expect(moved).toMatchObject({ object: 'order', id: order.id, status: 'courier_assigned' });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { runMigrations } from '@/db/migrate';
 import { startBoss } from '@/jobs/boss';
 import { createLogger } from '@/server/logger';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestService } from '../support/service';
@@ -170,8 +170,7 @@ describe('migration 0015 over a database holding history', () => {
 
   it('delivers over the converted tables: a new order reaches a subscriber, and its attempt is recorded', async () => {
     const partner = await createTestPartner(svc);
-    const hook = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}/hooks` });
-    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const hook = await newSubscription(partner, { url: `https://localhost:${receiver.port}/hooks` });
     const order = await newOrder(partner);
     await waitFor('the order.created webhook', () => receiver.received.some((r) => r.rawBody.toString().includes(order.id)), {
       timeoutMs: 15_000,
@@ -184,13 +183,13 @@ describe('migration 0015 over a database holding history', () => {
         async () =>
           (
             await sql`select 1 from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
-              where d.subscription_id = ${hook.body.id} and d.status = 'succeeded'`
+              where d.subscription_id = ${hook.id} and d.status = 'succeeded'`
           ).length === 1,
         { timeoutMs: 10_000, intervalMs: 50 },
       );
       // The old history reads through the partner API as before.
-      const old = await call('GET', `/partner/events/${eventIds[0]}`, await createTestPartner(svc, { partnerId }));
-      expect(old.status).toBe(200);
+      const owner = clientFor(await createTestPartner(svc, { partnerId }));
+      expectStatus(200, await owner.GET('/partner/events/{id}', { params: { path: { id: eventIds[0]! } } }));
     } finally {
       await sql.end();
     }

@@ -10,7 +10,7 @@ import { runMigrations } from '@/db/migrate';
 import { startBoss } from '@/jobs/boss';
 import { createLogger } from '@/server/logger';
 import { FIRST_VERSION, LATEST_VERSION } from '@/server/versions/registry';
-import { call, type Caller } from '../support/partner-api';
+import { clientFor, expectStatus } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestService } from '../support/service';
 
 // Migration 0014 (versions) over a database that already holds a partner, a subscription, an order's event
@@ -91,22 +91,19 @@ describe('migration 0014 over an existing database', () => {
   });
 
   it("pins the existing partner's environment to the first version at its next request; its old event reads as before, and in the latest", async () => {
-    const partner: Caller = await createTestPartner(svc, { partnerId });
-    const pin = await call('GET', '/partner/api-version', partner);
-    expect(pin.body).toMatchObject({ version: FIRST_VERSION, previous_version: null });
-    expect(pin.headers.get('x-service-version')).toBe(FIRST_VERSION);
-    const old = await call('GET', `/partner/events/${eventId}`, partner);
-    expect(old.body).toEqual(envelope);
-    const latest = await call('GET', `/partner/events/${eventId}`, {
-      ...partner,
-      headers: { ...partner.headers, 'x-service-version': LATEST_VERSION },
-    });
+    const partner = await createTestPartner(svc, { partnerId });
+    const pin = await clientFor(partner).GET('/partner/api-version');
+    expect(expectStatus(200, pin)).toMatchObject({ version: FIRST_VERSION, previous_version: null });
+    expect(pin.response.headers.get('x-service-version')).toBe(FIRST_VERSION);
+    const read = (version?: string) => clientFor(partner, { version }).GET('/partner/events/{id}', { params: { path: { id: eventId } } });
+    expect(expectStatus(200, await read())).toEqual(envelope);
+    const latest = expectStatus(200, await read(LATEST_VERSION));
     // Written before previous_attributes were recorded: what its own history says of the state before it.
-    expect(latest.body.data).toEqual({
+    expect(latest.data).toEqual({
       object: { id: orderId, object: 'order', status: 'courier_assigned', updated: 1_795_000_060 },
       previous_attributes: { status: 'created', updated: 1_795_000_000 },
     });
-    const hooks = await call('GET', '/partner/webhooks', partner);
-    expect(hooks.body.data.map((h: { api_version: string }) => h.api_version)).toEqual([FIRST_VERSION]);
+    const hooks = expectStatus(200, await clientFor(partner).GET('/partner/webhooks'));
+    expect(hooks.data.map((h) => h.api_version)).toEqual([FIRST_VERSION]);
   });
 });

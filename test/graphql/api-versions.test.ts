@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIRST_VERSION, LATEST_VERSION, VERSIONS } from '@/server/versions/registry';
 import { createTestOperator, gql, type TestOperator } from '../support/operator-api';
-import { call } from '../support/partner-api';
+import { clientFor, expectStatus, type CreateSubscription } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // The operator side of versions (issue 25): each environment's pin and each subscription's version on a
@@ -26,18 +26,22 @@ const PINS = `query ($id: ID!) {
 }`;
 
 /** A partner that existed before versions (what migration 0012 marks), with its sandbox pinned by a request. */
+/** The version GET /partner/event-types answers in for `who` (its environment's pin). */
+const servedVersion = async (who: TestPartner) =>
+  (await clientFor(who).GET('/partner/event-types')).response.headers.get('x-service-version');
+
 async function legacyPartner(): Promise<TestPartner> {
   const partner = await createTestPartner(svc);
   await svc.rt.db.execute(sql`update partners set first_pin_version = ${FIRST_VERSION} where id = ${partner.partnerId}`);
-  expect((await call('GET', '/partner/event-types', partner)).headers.get('x-service-version')).toBe(FIRST_VERSION);
+  expect(await servedVersion(partner)).toBe(FIRST_VERSION);
   return partner;
 }
 
 describe('a partner', () => {
   it("shows each environment's pin (or what its first request will pin) and each subscription's version", async () => {
     const partner = await legacyPartner();
-    const hook = await call('POST', '/partner/webhooks', partner, { url: 'https://localhost:4443/a' });
-    expect(hook.body.api_version).toBe(FIRST_VERSION);
+    const hook = expectStatus(201, await clientFor(partner).POST('/partner/webhooks', { body: { url: 'https://localhost:4443/a' } }));
+    expect(hook.api_version).toBe(FIRST_VERSION);
     const reply = await gql(admin, PINS, { id: partner.partnerId });
     expect(reply.errors).toBeUndefined();
     const [sandbox, production] = reply.data.partner.apiVersions;
@@ -48,16 +52,19 @@ describe('a partner', () => {
       previousVersion: null,
     });
     expect(production).toMatchObject({ environment: 'production', version: null, firstRequestPins: FIRST_VERSION, pinnedAt: null });
-    expect(reply.data.partner.webhookSubscriptions.nodes).toEqual([{ id: hook.body.id, apiVersion: FIRST_VERSION }]);
+    expect(reply.data.partner.webhookSubscriptions.nodes).toEqual([{ id: hook.id, apiVersion: FIRST_VERSION }]);
     expect(reply.data.partner.subscriptionsOnOlderApiVersions).toBe(1);
   });
 
   it('lists the partners on older versions, not those on the latest alone', async () => {
     const old = await legacyPartner();
     const current = await createTestPartner(svc);
-    await call('GET', '/partner/event-types', current);
+    expectStatus(200, await clientFor(current).GET('/partner/event-types'));
     const onlyOldSubscription = await createTestPartner(svc);
-    await call('POST', '/partner/webhooks', onlyOldSubscription, { url: 'https://localhost:4443/b', api_version: FIRST_VERSION });
+    // The first version as the document's enum types it (the registry's constant is a plain string).
+    const api_version = FIRST_VERSION as NonNullable<CreateSubscription['api_version']>;
+    const body = { url: 'https://localhost:4443/b', api_version };
+    expectStatus(201, await clientFor(onlyOldSubscription).POST('/partner/webhooks', { body }));
     const reply = await gql(admin, `{ partners(olderApiVersion: true, first: 100) { nodes { id } } }`);
     const ids = reply.data.partners.nodes.map((p: { id: string }) => p.id);
     expect(ids).toContain(old.partnerId);
@@ -78,7 +85,7 @@ describe('upgradeApiVersion and rollbackApiVersion', () => {
     );
     expect(up.errors).toBeUndefined();
     expect(up.data.upgradeApiVersion).toMatchObject({ environment: 'sandbox', version: LATEST_VERSION, previousVersion: FIRST_VERSION });
-    expect((await call('GET', '/partner/event-types', partner)).headers.get('x-service-version')).toBe(LATEST_VERSION);
+    expect(await servedVersion(partner)).toBe(LATEST_VERSION);
 
     const back = await gql(
       admin,
@@ -88,7 +95,7 @@ describe('upgradeApiVersion and rollbackApiVersion', () => {
       },
     );
     expect(back.data.rollbackApiVersion).toEqual({ version: FIRST_VERSION, rollbackUntil: null });
-    expect((await call('GET', '/partner/event-types', partner)).headers.get('x-service-version')).toBe(FIRST_VERSION);
+    expect(await servedVersion(partner)).toBe(FIRST_VERSION);
 
     const audit = await svc.rt.sql<{ actor: string; action: string; after: unknown }[]>`
       select actor, action, after from audit_log where target_id = ${partner.partnerId} and action like 'api_version.%' order by id`;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestOperator, gql, gqlData, type TestOperator } from '../support/operator-api';
-import { call, newOrder, newSubscription } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -307,8 +307,7 @@ describe('redeliver and replay', () => {
 
 describe('overview', () => {
   it('counts attempts per minute, the success rate, the backlog, and the failing and disabled subscriptions', async () => {
-    const res = await call('PATCH', `/partner/webhooks/${bSub}`, b, { status: 'disabled' });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectStatus(200, await clientFor(b).PATCH('/partner/webhooks/{id}', { params: { path: { id: bSub } }, body: { status: 'disabled' } }));
     const OVERVIEW = `query($w: Int!) { overview(windowMinutes: $w) { windowMinutes attempts successRate perMinute { minute succeeded failed }
       pendingDeliveries dueDeliveries oldestWaitingSeconds
       failingSubscriptions { id partnerId partnerName url failingSince consecutiveFailures } disabledSubscriptions { id partnerName disabledReason } } }`;

@@ -14,7 +14,7 @@ import { decideGoLive } from '@/server/partners/go-live';
 import { setRateLimit } from '@/server/partners/set-rate-limit';
 import { createWebhook } from '@/server/webhooks/create';
 import { createTestOperator, gql, gqlData, type TestOperator } from '../support/operator-api';
-import { call } from '../support/partner-api';
+import { clientFor, expectStatus } from '../support/partner-api';
 import { NYC, startTestService, type TestService } from '../support/service';
 
 // Webhook hosts resolve to a documentation-free public address; workers are off, so nothing is sent.
@@ -289,11 +289,8 @@ describe('partner mutations (admin)', () => {
       environment: 'sandbox',
       key: expect.stringMatching(/^sk_sandbox_/),
     });
-    const holder = {
-      baseUrl: svc.url,
-      headers: { 'x-api-key': cred.key, 'x-client-id': cred.clientId, 'content-type': 'application/json' },
-    };
-    expect((await call('POST', '/partner/quotes', holder, NYC)).status).toBe(201);
+    const holder = clientFor({ baseUrl: svc.url, clientId: cred.clientId, apiKey: cred.key });
+    expectStatus(201, await holder.POST('/partner/quotes', { body: NYC }));
     const audit = await auditOf(cred.clientId);
     expect(audit).toEqual([
       {
@@ -475,13 +472,9 @@ describe('roles', () => {
     await decideGoLive({ ctx, input: { partnerId: partner.id, decision: 'request' } });
     await decideGoLive({ ctx, input: { partnerId: partner.id, decision: 'approve' } });
     const cred = await issueCredential({ ctx, input: { partnerId: partner.id, environment: 'production' } });
-    const owner = {
-      baseUrl: svc.url,
-      headers: { 'x-api-key': cred.api_key, 'x-client-id': cred.client_id, 'content-type': 'application/json' },
-    };
-    const created = await call('POST', '/partner/webhooks', owner, { url: 'https://hooks.example.com/live' });
-    expect(created.status, created.text).toBe(201);
-    const id = created.body.id;
+    const owner = clientFor({ baseUrl: svc.url, clientId: cred.client_id, apiKey: cred.api_key });
+    const { id } = expectStatus(201, await owner.POST('/partner/webhooks', { body: { url: 'https://hooks.example.com/live' } }));
+    const read = async () => expectStatus(200, await owner.GET('/partner/webhooks/{id}', { params: { path: { id } } }));
     await svc.rt.sql`update webhook_subscriptions set failing_since = now() - interval '2 hours' where id = ${id}`;
 
     const set = `mutation ($id: ID!, $s: WebhookSubscriptionStatus!) {
@@ -495,14 +488,14 @@ describe('roles', () => {
       status: 'disabled',
       disabledReason: 'disabled_by_operator',
     });
-    expect((await call('GET', `/partner/webhooks/${id}`, owner)).body).toMatchObject({
+    expect(await read()).toMatchObject({
       status: 'disabled',
       disabled_reason: 'disabled_by_operator',
     });
 
     const enabled = (await gqlData(support, set, { id, s: 'enabled' })).setSubscriptionStatus;
     expect(enabled).toMatchObject({ status: 'enabled', disabledReason: null, failingSince: null });
-    expect((await call('GET', `/partner/webhooks/${id}`, owner)).body.status).toBe('enabled');
+    expect((await read()).status).toBe('enabled');
 
     const audit = await auditOf(id);
     expect(audit.map((a) => `${a.actor} ${a.action}`)).toEqual([
@@ -521,7 +514,7 @@ describe('roles', () => {
     expect(errorCode(await gql(support, set, { id: '01JUNKNOWN0000000000000000', s: 'enabled' }))).toMatchObject({
       code: 'resource_missing',
     });
-    expect((await call('DELETE', `/partner/webhooks/${id}`, owner)).status).toBe(200);
+    expectStatus(200, await owner.DELETE('/partner/webhooks/{id}', { params: { path: { id } } }));
     expect(errorCode(await gql(support, set, { id, s: 'enabled' }))).toMatchObject({ code: 'resource_missing' });
   });
 });

@@ -8,7 +8,7 @@ import { retireHistory } from '@/server/history/retain';
 import { idFloor } from '@/server/ids';
 import { scanStatement } from '@/server/replays/select';
 import { latestStatus } from '@/server/webhooks/search-deliveries';
-import { call } from '../support/partner-api';
+import { clientFor, expectStatus, newSubscription } from '../support/partner-api';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // Retention by partition (issue 29): whole weeks past EVENT_RETENTION_DAYS (30 here) are detached and dropped, every
@@ -38,9 +38,7 @@ function weekOf(at: number): string {
 }
 
 async function subscriptionOf(who: TestPartner): Promise<string> {
-  const res = await call('POST', '/partner/webhooks', who, { url: 'https://localhost:9/hooks' });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return (await newSubscription(who, { url: 'https://localhost:9/hooks' })).id;
 }
 
 /** An event `ageMs` old in its week's partitions, with a delivery and two attempts made a second and two after it. */
@@ -234,23 +232,29 @@ describe('windows before the oldest retained moment', () => {
     const who = await createTestPartner(svc);
     const sub = await subscriptionOf(who);
     const now = Math.floor(Date.now() / 1000);
-    const res = await call('POST', `/partner/webhooks/${sub}/replay`, who, { since: now - 31 * 86_400, until: now - 2 * 86_400 });
-    expect(res.status, JSON.stringify(res.body)).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'history_not_retained', param: 'since' });
-    const oldest = res.body.error.oldest_retained as number;
+    const api = clientFor(who);
+    const params = { path: { id: sub } };
+    const res = await api.POST('/partner/webhooks/{id}/replay', { params, body: { since: now - 31 * 86_400, until: now - 2 * 86_400 } });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(422);
+    const error = res.error!.error;
+    expect(error).toMatchObject({ code: 'history_not_retained', param: 'since' });
+    // A detail of this error the document's envelope does not list.
+    const oldest = (error as { oldest_retained?: number }).oldest_retained!;
     expect(Math.abs(oldest - (now - 30 * 86_400))).toBeLessThan(60);
-    expect(res.body.error.message).toContain(new Date(oldest * 1000).toISOString().slice(0, 16));
-    const inside = await call('POST', `/partner/webhooks/${sub}/replay`, who, { since: now - 29 * 86_400, dry_run: true });
-    expect(inside.status, JSON.stringify(inside.body)).toBe(200);
+    expect(error.message).toContain(new Date(oldest * 1000).toISOString().slice(0, 16));
+    expectStatus(200, await api.POST('/partner/webhooks/{id}/replay', { params, body: { since: now - 29 * 86_400, dry_run: true } }));
   });
 
   it('refuses to redeliver an event past the window, even while its week is still stored', async () => {
     const who = await createTestPartner(svc);
     const sub = await subscriptionOf(who);
     const old = await seed(who, sub, Date.now() - 33 * DAY);
-    const res = await call('POST', `/partner/events/${old.event}/redeliver`, who, { webhook_id: sub });
-    expect(res.status, JSON.stringify(res.body)).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'history_not_retained', param: 'id' });
+    const res = await clientFor(who).POST('/partner/events/{id}/redeliver', {
+      params: { path: { id: old.event } },
+      body: { webhook_id: sub },
+    });
+    expect(res.response.status, JSON.stringify(res.error)).toBe(422);
+    expect(res.error?.error).toMatchObject({ code: 'history_not_retained', param: 'id' });
     const [delivery] = await svc.rt.sql<{ status: string }[]>`select status from webhook_deliveries where id = ${old.delivery}`;
     expect(delivery!.status).toBe('succeeded');
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { goLiveChecklist } from '@/server/onboarding/go-live-checklist';
 import { createTestOperator, gql, gqlData, type TestOperator } from '../support/operator-api';
-import { call, newOrder, newQuote } from '../support/partner-api';
+import { call, clientFor, expectStatus, newOrder, newQuote, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, NYC, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -31,12 +31,14 @@ const checklistOf = async (partnerId: string) => {
   return Object.fromEntries(items.map((i) => [i.key, i]));
 };
 
+const goLiveRequest = (who: TestPartner, note?: string) =>
+  clientFor(who).POST('/partner/go-live-request', { body: note === undefined ? {} : { note } });
+
 /** Simulates the order along the happy path (the sandbox simulator) until it is delivered. */
 async function deliver(partner: TestPartner, orderId: string): Promise<void> {
   for (let step = 0; step < 8; step++) {
-    const moved = await call('POST', `/partner/orders/${orderId}/simulate`, partner, {});
-    expect(moved.status, moved.text).toBe(200);
-    if (moved.body.status === 'delivered') return;
+    const moved = await clientFor(partner).POST('/partner/orders/{id}/simulate', { params: { path: { id: orderId } }, body: {} });
+    if (expectStatus(200, moved).status === 'delivered') return;
   }
   throw new Error('the order never reached delivered');
 }
@@ -47,21 +49,20 @@ describe('the go-live checklist', () => {
     const before = await checklistOf(partner.partnerId);
     expect(Object.values(before).every((i) => !i.passed)).toBe(true);
 
-    const hook = await call('POST', '/partner/webhooks', partner, { url: `https://localhost:${receiver.port}/hooks` });
-    expect(hook.status, hook.text).toBe(201);
+    const api = clientFor(partner);
+    const hook = await newSubscription(partner, { url: `https://localhost:${receiver.port}/hooks` });
     const delivered = await newOrder(partner);
     await deliver(partner, delivered.id);
     const cancelled = await newOrder(partner);
-    expect((await call('POST', `/partner/orders/${cancelled.id}/cancel`, partner, {})).status).toBe(200);
-    const test = await call('POST', `/partner/webhooks/${hook.body.id}/test`, partner);
-    expect(test.status).toBe(202);
+    expectStatus(200, await api.POST('/partner/orders/{id}/cancel', { params: { path: { id: cancelled.id } }, body: {} }));
+    const test = expectStatus(202, await api.POST('/partner/webhooks/{id}/test', { params: { path: { id: hook.id } } }));
     await waitFor('the webhook.test answered', async () => (await checklistOf(partner.partnerId)).webhook_test!.passed);
-    expect((await call('POST', `/partner/events/${test.body.id}/redeliver`, partner, {})).status).toBe(202);
-    const retried = { ...partner, headers: { ...partner.headers, 'idempotency-key': 'go-live-retry-1' } };
-    const first = await call('POST', '/partner/quotes', retried, NYC);
-    const again = await call('POST', '/partner/quotes', retried, NYC);
-    expect(again.body.id).toBe(first.body.id);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectStatus(202, await api.POST('/partner/events/{id}/redeliver', { params: { path: { id: test.id } }, body: {} }));
+    const retry = () => api.POST('/partner/quotes', { params: { header: { 'Idempotency-Key': 'go-live-retry-1' } }, body: NYC });
+    const first = expectStatus(201, await retry());
+    const again = await retry();
+    expect(expectStatus(201, again).id).toBe(first.id);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
 
     const after = await waitFor('every item passed', async () => {
       const items = await checklistOf(partner.partnerId);
@@ -71,7 +72,7 @@ describe('the go-live checklist', () => {
       `/orders/${delivered.id}`,
       `/orders/${cancelled.id}`,
     ]);
-    expect(after.subscription_event_types!.evidence[0]!.href).toBe(`/subscriptions/${hook.body.id}`);
+    expect(after.subscription_event_types!.evidence[0]!.href).toBe(`/subscriptions/${hook.id}`);
     expect(after.subscription_event_types!.evidence.map((e) => e.label)).toEqual(
       expect.arrayContaining(['order.created', 'order.delivered', 'order.cancelled']),
     );
@@ -84,8 +85,10 @@ describe('the go-live checklist', () => {
     const partner = await createTestPartner(svc);
     await newQuote(partner);
     expect((await checklistOf(partner.partnerId)).invalid_share).toMatchObject({ passed: true, detail: '0 of 1 requests (0.0 %)' });
+    // Raw: a body without its dropoff, as a partner's own code might send it.
     expect((await call('POST', '/partner/quotes', partner, { pickup: NYC.pickup })).status).toBe(400);
-    expect((await call('GET', '/partner/orders/01J00000000000000000000000', partner)).status).toBe(404);
+    const missing = await clientFor(partner).GET('/partner/orders/{id}', { params: { path: { id: '01J00000000000000000000000' } } });
+    expect(missing.response.status).toBe(404);
     expect((await checklistOf(partner.partnerId)).invalid_share).toMatchObject({ passed: false, detail: '2 of 3 requests (66.7 %)' });
     const [row] = await svc.rt.db.execute<{ requests: number; invalid: number }>(
       sql`select requests, invalid from partner_request_counts where partner_id = ${partner.partnerId} and environment = 'sandbox'`,
@@ -96,7 +99,7 @@ describe('the go-live checklist', () => {
   it('a web process adds what it counted when it stops', async () => {
     const web = await startTestService({ WORKERS: 'off' }, { databaseUrl: svc.databaseUrl });
     const partner = { ...(await createTestPartner(svc)), baseUrl: web.url };
-    expect((await call('POST', '/partner/quotes', partner, NYC)).status).toBe(201);
+    expectStatus(201, await clientFor(partner).POST('/partner/quotes', { body: NYC }));
     expect((await call('POST', '/partner/quotes', partner, {})).status).toBe(400);
     await web.stop();
     const [row] = await svc.rt.db.execute<{ requests: number; invalid: number }>(
@@ -109,17 +112,20 @@ describe('the go-live checklist', () => {
 describe('POST /partner/go-live-request', () => {
   it('moves the review to requested; asking again is a 409 with the state; production keys are refused', async () => {
     const partner = await createTestPartner(svc);
-    const asked = await call('POST', '/partner/go-live-request', partner, { note: 'all green in the sandbox' });
-    expect(asked.status, asked.text).toBe(202);
-    expect(asked.body).toEqual({ partner_id: partner.partnerId, go_live_status: 'requested', go_live_note: 'all green in the sandbox' });
-    const again = await call('POST', '/partner/go-live-request', partner, {});
-    expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ code: 'go_live_already_requested', go_live_status: 'requested' });
+    const asked = await goLiveRequest(partner, 'all green in the sandbox');
+    expect(expectStatus(202, asked)).toEqual({
+      partner_id: partner.partnerId,
+      go_live_status: 'requested',
+      go_live_note: 'all green in the sandbox',
+    });
+    const again = await goLiveRequest(partner);
+    expect(again.response.status).toBe(409);
+    expect(again.error?.error).toMatchObject({ code: 'go_live_already_requested', go_live_status: 'requested' });
 
     const live = await createTestPartner(svc, { environment: 'production' });
-    const refused = await call('POST', '/partner/go-live-request', live, {});
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe('sandbox_credentials_required');
+    const refused = await goLiveRequest(live);
+    expect(refused.response.status).toBe(403);
+    expect(refused.error?.error.code).toBe('sandbox_credentials_required');
   });
 });
 
@@ -128,7 +134,7 @@ const REVIEW = `query ($id: ID!) { goLiveReview(partnerId: $id) { status note ch
 describe('the review decided over GraphQL', () => {
   it('approving with an e-mail issues the production credential and hands it over; the history has every move', async () => {
     const partner = await createTestPartner(svc);
-    expect((await call('POST', '/partner/go-live-request', partner, {})).status).toBe(202);
+    expectStatus(202, await goLiveRequest(partner));
     const approved = await gqlData(
       admin,
       `mutation ($id: ID!) { approveGoLive(partnerId: $id, note: "checked", email: "ops@partner.example") { status handover { clientId email } } }`,
@@ -155,7 +161,7 @@ describe('the review decided over GraphQL', () => {
 
   it('rejecting with an e-mail sends the reason; without one nothing is sent and no credential issued', async () => {
     const partner = await createTestPartner(svc);
-    await call('POST', '/partner/go-live-request', partner, {});
+    expectStatus(202, await goLiveRequest(partner));
     await gqlData(
       admin,
       `mutation ($id: ID!) { rejectGoLive(partnerId: $id, note: "no cancelled order", email: "dev@partner.example") { status } }`,
@@ -166,7 +172,7 @@ describe('the review decided over GraphQL', () => {
     const mail = await waitFor('the rejection mail', () => smtp.received.find((m) => m.to.includes('dev@partner.example')));
     expect(mail.raw).toContain('no cancelled order');
 
-    await call('POST', '/partner/go-live-request', partner, {});
+    expectStatus(202, await goLiveRequest(partner));
     const plain = await gql(admin, `mutation ($id: ID!) { approveGoLive(partnerId: $id) { status handover { clientId } } }`, {
       id: partner.partnerId,
     });

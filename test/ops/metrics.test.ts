@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type RunningProcess } from '@/server/boot/start-process';
 import { loadEnv } from '@/server/config/env';
-import { call, newOrder, newSubscription } from '../support/partner-api';
+import { call, clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { findSamples as find, parsePrometheus as parse, scrape, sumSamples as total } from '../support/prometheus';
 import { startReceiver } from '../support/receiver';
@@ -27,15 +27,17 @@ describe('GET /metrics on the web tier', () => {
     const partner = await createTestPartner(svc);
     const sub = await newSubscription(partner, { url: `https://localhost:${receiver.port}/hooks/metrics` });
     const order = await newOrder(partner);
-    expect((await call('GET', `/partner/orders/${order.id}`, partner)).status).toBe(200);
+    const api = clientFor(partner);
+    expectStatus(200, await api.GET('/partner/orders/{id}', { params: { path: { id: order.id } } }));
+    // Raw: an id that is not one, a path outside the document, no credentials.
     expect((await call('GET', '/partner/orders/ord_nope', partner)).status).toBe(404);
     expect((await call('GET', '/partner/no-such-route', partner)).status).toBe(404);
     expect((await call('GET', `/partner/orders/${order.id}`, { ...partner, headers: {} })).status).toBe(401);
     await waitFor(
       'the order webhook delivered after one retry',
       async () => {
-        const list = await call('GET', `/partner/webhooks/${sub.id}/deliveries`, partner);
-        return (list.body.data as { status: string }[]).some((d) => d.status === 'succeeded');
+        const list = expectStatus(200, await api.GET('/partner/webhooks/{id}/deliveries', { params: { path: { id: sub.id } } }));
+        return list.data.some((d) => d.status === 'succeeded');
       },
       { timeoutMs: 15_000 },
     );
@@ -46,13 +48,18 @@ describe('GET /metrics on the web tier', () => {
       return total(s, 'pdp_webhook_attempts_total', { result: 'succeeded', trigger: 'scheduled' }) >= 1;
     });
     // A replay of the last hour: the order's event(s) again, counted under trigger="replay".
-    const replay = await call('POST', `/partner/webhooks/${sub.id}/replay`, partner, { since: Math.floor(Date.now() / 1000) - 3600 });
-    expect(replay.status, JSON.stringify(replay.body)).toBe(202);
+    const replay = expectStatus(
+      202,
+      await api.POST('/partner/webhooks/{id}/replay', {
+        params: { path: { id: sub.id } },
+        body: { since: Math.floor(Date.now() / 1000) - 3600 },
+      }),
+    );
     const samples = await waitFor('the replayed attempts counted', async () => {
       const s = parse((await scrape(metricsUrl)).text);
-      return total(s, 'pdp_webhook_attempts_total', { trigger: 'replay', result: 'succeeded' }) === replay.body.events_matched && s;
+      return total(s, 'pdp_webhook_attempts_total', { trigger: 'replay', result: 'succeeded' }) === replay.events_matched && s;
     });
-    expect(replay.body.events_matched).toBeGreaterThanOrEqual(1);
+    expect(replay.events_matched).toBeGreaterThanOrEqual(1);
     const first = await scrape(metricsUrl);
     expect(first.status).toBe(200);
     expect(first.type).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -66,7 +73,7 @@ describe('GET /metrics on the web tier', () => {
     expect(total(samples, 'pdp_http_request_duration_seconds_sum', { route: '/partner/orders/{id}' })).toBeGreaterThan(0);
 
     // Attempts and deliveries by outcome and error kind, their duration and lag.
-    const replayed = replay.body.events_matched as number;
+    const replayed = replay.events_matched;
     expect(total(samples, 'pdp_webhook_attempts_total', { result: 'retrying', error_kind: 'http_status', trigger: 'scheduled' })).toBe(1);
     expect(total(samples, 'pdp_webhook_attempts_total', { result: 'succeeded', error_kind: 'none', trigger: 'scheduled' })).toBe(1);
     expect(total(samples, 'pdp_webhook_deliveries_total', { result: 'succeeded' })).toBe(1 + replayed);

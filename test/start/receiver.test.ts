@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { API_VERSION } from '@partner-delivery/client';
+import { deliveryHeaders } from '@/server/delivery/signing';
+import { clientFor, expectStatus, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // `npm run receiver`, the local receiver a newcomer tries webhooks with: it subscribes itself,
-// receives over HTTPS, verifies every signature, and deletes its subscription on Ctrl-C.
+// receives over HTTPS, verifies every signature (with the typed client's verifyWebhook), and deletes its
+// subscription on Ctrl-C.
 
 let svc: TestService;
 let partner: TestPartner;
@@ -51,11 +54,45 @@ describe('npm run receiver', () => {
     expect(await line(new RegExp(`order\\.created \\w+ \\(${order.id}: created\\)  signature valid`)), output.join('\n')).toBeTruthy();
   });
 
+  it("refuses with 400 and prints INVALID what the client's verifier refuses: a changed body, no signature, a malformed one", async () => {
+    const [, url] = (await line(/listening at (\S+)/))!.match(/listening at (\S+)/)!;
+    const [, secret] = (await line(/secret (whsec_\S+)/))!.match(/secret (whsec_\S+)/)!;
+    const body = JSON.stringify({
+      id: 'evt_receiver',
+      object: 'event',
+      type: 'webhook.test',
+      data: { object: { id: 'wh_1', status: 'enabled' } },
+    });
+    const headers = deliveryHeaders({
+      secrets: [secret!],
+      eventId: 'evt_receiver',
+      eventType: 'webhook.test',
+      apiVersion: API_VERSION,
+      timestamp: Math.floor(Date.now() / 1000),
+      body,
+      userAgent: 'test',
+    });
+    const send = async (h: Record<string, string>, b: string) => {
+      const res = await fetch(url!, { method: 'POST', headers: h, body: b });
+      return [res.status, await res.text()] as const;
+    };
+    expect(await send(headers, body)).toEqual([200, expect.stringMatching(/^valid \(t -?\d+ s ago\)$/)]);
+    expect(await send(headers, body.replace('wh_1', 'wh_2'))).toEqual([400, expect.stringMatching(/^INVALID \(mismatch: /)]);
+    const { 'x-service-signature': _, ...unsigned } = headers;
+    expect(await send(unsigned, body)).toEqual([400, expect.stringMatching(/^INVALID \(no_signature: /)]);
+    expect(await send({ ...headers, 'x-service-signature': headers['x-service-signature']!.replace(/^t=\d+/, 't=1e9') }, body)).toEqual([
+      400,
+      expect.stringMatching(/^INVALID \(malformed_header: /),
+    ]);
+    expect(await line(/\(wh_2: enabled\) {2}signature INVALID \(mismatch: /)).toBeTruthy();
+  });
+
   it('deletes its subscription on SIGTERM', async () => {
-    expect((await call('GET', '/partner/webhooks', partner)).body.data).toHaveLength(1);
+    const subscriptions = async () => expectStatus(200, await clientFor(partner).GET('/partner/webhooks')).data;
+    expect(await subscriptions()).toHaveLength(1);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect((await call('GET', '/partner/webhooks', partner)).body.data).toHaveLength(0);
+    expect(await subscriptions()).toHaveLength(0);
   });
 });

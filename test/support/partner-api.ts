@@ -12,7 +12,10 @@ import { NYC, type TestPartner } from './service';
  * unless `version` names one: the answers are in the environment's pin, as the raw calls' always were, so
  * that the tests of versions and pins see what a partner's own requests would.
  */
-export function clientFor(who: TestPartner, opts: { version?: string; headers?: Record<string, string> } = {}): PartnerClient {
+export function clientFor(
+  who: Pick<TestPartner, 'baseUrl' | 'clientId' | 'apiKey'>,
+  opts: { version?: string; headers?: Record<string, string> } = {},
+): PartnerClient {
   return createPartnerClient({
     baseUrl: who.baseUrl,
     clientId: who.clientId,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -43,12 +43,7 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 async function subscribe(who: TestPartner, path: string): Promise<string> {
-  const created = await call('POST', '/partner/webhooks', who, {
-    url: `https://localhost:${receiver.port}${path}`,
-    event_filters: ['order.created'],
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  return created.body.id as string;
+  return (await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] })).id;
 }
 
 describe('a slow receiver', () => {
@@ -92,9 +87,11 @@ describe('a receiver that keeps up', () => {
     const since = Math.floor(Date.now() / 1000) - 5;
     for (let i = 0; i < 8; i++) await Promise.all(Array.from({ length: 50 }, () => newOrder(partner)));
     const sub = await subscribe(partner, '/prompt');
-    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, { since, only: 'missing' });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body.events_matched).toBe(400);
+    const started = await clientFor(partner).POST('/partner/webhooks/{id}/replay', {
+      params: { path: { id: sub } },
+      body: { since, only: 'missing' },
+    });
+    expect(expectStatus(202, started).events_matched).toBe(400);
     await waitFor('the replay at the receiver', () => receiver.received.filter((r) => r.path === '/prompt').length >= 400, {
       timeoutMs: 60_000,
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrder } from '../support/partner-api';
+import { newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -33,8 +33,7 @@ afterAll(async () => {
 });
 
 async function subscribe(who: TestPartner, url: string): Promise<void> {
-  const res = await call('POST', '/partner/webhooks', who, { url, event_filters: ['order.created'] });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await newSubscription(who, { url, event_filters: ['order.created'] });
 }
 
 /** Partner A's order.created, from the order's creation (committed when the POST answers) to its receipt. */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorker, useProcesses } from '../support/processes';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { createTestPartner } from '../support/service';
 import { startSmtpServer } from '../support/smtp';
@@ -33,7 +33,7 @@ describe('failure notices across two worker processes', () => {
     };
     const workers = await Promise.all([fx.track(spawnWorker(fx.svc.databaseUrl, env)), fx.track(spawnWorker(fx.svc.databaseUrl, env))]);
     const partner = await createTestPartner(fx.svc, { environment: 'production' });
-    expect((await call('PUT', '/partner/contacts', partner, { emails: ['one@two.example', 'two@two.example'] })).status).toBe(200);
+    expectStatus(200, await clientFor(partner).PUT('/partner/contacts', { body: { emails: ['one@two.example', 'two@two.example'] } }));
     const id = await fx.subscribe(partner, '/notices-failing', () => ({ status: 503 }));
     // Three orders: several deliveries retrying at once, so both workers record failures.
     for (let i = 0; i < 3; i++) await newOrder(partner);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextFor } from '@/server/context';
 import { advanceNotices } from '@/server/notices/advance';
 import { createTestOperator, gql } from '../support/operator-api';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { findSamples, parsePrometheus, scrape } from '../support/prometheus';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
@@ -43,30 +43,32 @@ afterAll(async () => {
 });
 
 let paths = 0;
-async function subscribe(partner: TestPartner, respond: Responder, eventFilters: string[] = ['order.created']) {
+async function subscribe(partner: TestPartner, respond: Responder, eventFilters: CreateSubscription['event_filters'] = ['order.created']) {
   const path = `/hooks/${++paths}`;
   responders.set(path, respond);
-  const res = await call('POST', '/partner/webhooks', partner, {
-    url: `https://localhost:${receiver.port}${path}`,
-    event_filters: eventFilters,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const created = await newSubscription(partner, { url: `https://localhost:${receiver.port}${path}`, event_filters: eventFilters });
   return {
-    id: res.body.id as string,
-    url: res.body.url as string,
-    secret: res.body.secret as string,
+    id: created.id,
+    url: created.url,
+    secret: created.secret,
     at: () => receiver.received.filter((r) => r.path === path),
   };
 }
 
-const OPERATIONAL = ['webhook.failing', 'webhook.disabled', 'webhook.recovered'];
+const webhookOf = async (partner: TestPartner, id: string) =>
+  expectStatus(200, await clientFor(partner).GET('/partner/webhooks/{id}', { params: { path: { id } } }));
+
+const OPERATIONAL: CreateSubscription['event_filters'] = ['webhook.failing', 'webhook.disabled', 'webhook.recovered'];
 const watch = (partner: TestPartner) => subscribe(partner, () => ({ status: 200 }), OPERATIONAL);
 
 /** A partner with its technical contacts set through the API. */
-async function partnerWithContacts(environment: 'sandbox' | 'production', emails: string[], extra: Record<string, unknown> = {}) {
+async function partnerWithContacts(
+  environment: 'sandbox' | 'production',
+  emails: string[],
+  extra: { sandbox_notifications?: boolean } = {},
+) {
   const partner = await createTestPartner(svc, { environment });
-  const res = await call('PUT', '/partner/contacts', partner, { emails, ...extra });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expectStatus(200, await clientFor(partner).PUT('/partner/contacts', { body: { emails, ...extra } }));
   return partner;
 }
 
@@ -118,8 +120,7 @@ async function noticeRows(subscriptionId: string) {
 describe('failure notices', () => {
   it('a failing endpoint: failing, warning_50, warning_90 and disabled, each mailed once to every contact and sent once, signed, to the subscription that asks', async () => {
     const partner = await partnerWithContacts('production', ['Dev@Partner.example', 'ops@partner.example']);
-    const contacts = await call('GET', '/partner/contacts', partner);
-    expect(contacts.body).toEqual({
+    expect(expectStatus(200, await clientFor(partner).GET('/partner/contacts'))).toEqual({
       object: 'technical_contacts',
       emails: ['dev@partner.example', 'ops@partner.example'],
       sandbox_notifications: false,
@@ -133,8 +134,8 @@ describe('failure notices', () => {
     const disabled = await waitFor(
       'the failing subscription disabled',
       async () => {
-        const res = await call('GET', `/partner/webhooks/${failing.id}`, partner);
-        return res.body.status === 'disabled' && res.body;
+        const res = await webhookOf(partner, failing.id);
+        return res.status === 'disabled' && res;
       },
       { timeoutMs: 60_000, intervalMs: 200 },
     );
@@ -152,7 +153,8 @@ describe('failure notices', () => {
     expect(first.text).toMatch(/Failed attempts: +\d+/);
     expect(first.text).toContain(`/partner/webhooks/${failing.id}/deliveries`);
     // The delivery log the mail points at answers the partner's own key.
-    expect((await call('GET', `/partner/webhooks/${failing.id}/deliveries`, partner)).status).toBe(200);
+    const log = await clientFor(partner).GET('/partner/webhooks/{id}/deliveries', { params: { path: { id: failing.id } } });
+    expect(log.response.status).toBe(200);
     expect(mailsAbout(failing.id).find((m) => stageOf(m) === 'disabled')!.text).toContain('(too_many_failures)');
 
     // Each stage once at the watcher, signed with its secret, about the failing subscription.
@@ -254,7 +256,7 @@ describe('failure notices', () => {
     );
     expect(seen).toHaveLength(3);
     for (const r of watcher.at()) expect(specSignatureMatches(watcher.secret, r.headers['x-service-signature'], r.rawBody)).toBe(true);
-    expect((await call('GET', `/partner/webhooks/${flaky.id}`, partner)).body.status).toBe('enabled');
+    expect((await webhookOf(partner, flaky.id)).status).toBe('enabled');
     // The ended streak is forgotten once told of.
     const [row] = await svc.rt.db.execute<{ recovered_from: string | null }>(
       sql`select recovered_from from webhook_subscriptions where id = ${flaky.id}`,
@@ -284,8 +286,10 @@ describe('failure notices', () => {
     expect(watcher.at()).toEqual([]);
     expect(await noticeRows(failing.id)).toEqual([]);
 
-    const optIn = await call('PUT', '/partner/contacts', partner, { emails: ['dev@sandbox.example'], sandbox_notifications: true });
-    expect(optIn.body.sandbox_notifications).toBe(true);
+    const optIn = await clientFor(partner).PUT('/partner/contacts', {
+      body: { emails: ['dev@sandbox.example'], sandbox_notifications: true },
+    });
+    expect(expectStatus(200, optIn).sandbox_notifications).toBe(true);
     await runTheMinutesJob();
     const mail = await waitFor('a notice mailed once opted in', () => mailsAbout(failing.id)[0], { timeoutMs: 15_000 });
     expect(mail.subject).toMatch(/^\[sandbox\] Webhook endpoint /);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type Resolver } from '@/server/delivery/url-policy';
-import { call } from '../support/partner-api';
+import { clientFor, expectStatus, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -27,6 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
+const sendTest = async (id: string) =>
+  expectStatus(202, await clientFor(partner).POST('/partner/webhooks/{id}/test', { params: { path: { id } } }));
+const deliveriesOf = async (id: string) =>
+  expectStatus(200, await clientFor(partner).GET('/partner/webhooks/{id}/deliveries', { params: { path: { id } } })).data;
+
 describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
   it.each([
     ['localhost', (port: number) => `https://localhost:${port}/hooks/localhost`],
@@ -35,20 +40,17 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
     ['a name resolving to loopback (as in ssrf.test.ts)', (port: number) => `https://receiver.test:${port}/hooks/name`],
   ])('a loopback receiver via %s is accepted and delivered', async (_label, urlFor) => {
     const url = urlFor(receiver.port);
-    const created = await call('POST', '/partner/webhooks', partner, { url });
-    expect(created.status).toBe(201);
-    expect(created.body.url).toBe(url);
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
-    expect(test.status).toBe(202);
+    const created = await newSubscription(partner, { url });
+    expect(created.url).toBe(url);
+    const test = await sendTest(created.id);
     const got = await waitFor('the webhook.test delivery', () =>
-      receiver.received.find((r) => r.headers['x-service-event-id'] === test.body.id),
+      receiver.received.find((r) => r.headers['x-service-event-id'] === test.id),
     );
     expect(got).toBeTruthy();
     expect(got!.path).toBe(new URL(url).pathname);
-    const delivery = await waitFor('a succeeded delivery', async () => {
-      const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`, partner);
-      return list.body.data.find((d: { status: string }) => d.status === 'succeeded');
-    });
+    const delivery = await waitFor('a succeeded delivery', async () =>
+      (await deliveriesOf(created.id)).find((d) => d.status === 'succeeded'),
+    );
     expect(delivery.attempts[0]).toMatchObject({ attempt: 1, response_status: 200, error_kind: null });
   });
 
@@ -58,15 +60,11 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
         ? { status: 307, headers: { location: `https://127.0.0.1:${receiver.port}/hooks/target` } }
         : { status: 200, body: 'ok' },
     );
-    const created = await call('POST', '/partner/webhooks', partner, { url: `https://receiver.test:${receiver.port}/hooks/redirect` });
-    expect(created.status).toBe(201);
-    await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
+    const created = await newSubscription(partner, { url: `https://receiver.test:${receiver.port}/hooks/redirect` });
+    await sendTest(created.id);
     const failed = await waitFor(
       'the redirected delivery to fail',
-      async () => {
-        const list = await call('GET', `/partner/webhooks/${created.body.id}/deliveries`, partner);
-        return list.body.data.find((d: { status: string }) => d.status === 'failed');
-      },
+      async () => (await deliveriesOf(created.id)).find((d) => d.status === 'failed'),
       { timeoutMs: 15_000 },
     );
     receiver.setResponder(() => ({ status: 200, body: 'ok' }));
@@ -85,10 +83,10 @@ describe('with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true', () => {
       ['https://nowhere.test/hooks', 'url_unresolvable'],
     ];
     for (const [url, code] of cases) {
-      const res = await call('POST', '/partner/webhooks', partner, { url });
-      expect(res.status).toBe(400);
-      expect(res.body.error.param).toBe('url');
-      if (code) expect(res.body.error.code).toBe(code);
+      const res = await clientFor(partner).POST('/partner/webhooks', { body: { url } });
+      expect(res.response.status).toBe(400);
+      expect(res.error?.error.param).toBe('url');
+      if (code) expect(res.error?.error.code).toBe(code);
     }
   });
 });

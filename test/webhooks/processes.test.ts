@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { spawnServer, spawnWorker, useProcesses, type ServerProcess } from '../support/processes';
-import { call, newOrder } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { createTestPartner } from '../support/service';
@@ -92,15 +92,17 @@ describe('a receiver outage of a few seconds', () => {
     const subscription = await subscribe(partner, '/outage', () => ({ status: 200 }), port);
     await flaky.close();
     const orders = await Promise.all(Array.from({ length: 5 }, () => newOrder(partner)));
+    const deliveries = async () =>
+      expectStatus(
+        200,
+        await clientFor(partner).GET('/partner/webhooks/{id}/deliveries', { params: { path: { id: subscription }, query: { limit: 10 } } }),
+      );
     // The receiver stays down until every delivery has failed its first attempt.
     await waitFor(
       'a failed first attempt of each of the 5 deliveries',
       async () => {
-        const list = await call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner);
-        return (
-          list.body.data.length === 5 &&
-          list.body.data.every((d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection')
-        );
+        const list = await deliveries();
+        return list.data.length === 5 && list.data.every((d) => d.attempts[0]?.error_kind === 'connection');
       },
       { timeoutMs: 15_000, intervalMs: 100 },
     );
@@ -114,16 +116,14 @@ describe('a receiver outage of a few seconds', () => {
       expect(all).toBe(true);
       // The receiver has a request before its sender recorded the answer: read the log once every record is in
       // (a fresh clone's npm test read it between the two and found a delivery still pending).
-      const list = await waitFor(
-        'every delivery recorded as succeeded',
-        () => call('GET', `/partner/webhooks/${subscription}/deliveries?limit=10`, partner),
-        { until: (l) => l.body.data.every((d: { status: string }) => d.status === 'succeeded'), timeoutMs: 15_000, intervalMs: 100 },
-      );
-      const failedFirst = list.body.data.filter(
-        (d: { attempts: { error_kind: string | null }[] }) => d.attempts[0]?.error_kind === 'connection',
-      );
+      const list = await waitFor('every delivery recorded as succeeded', deliveries, {
+        until: (l) => l.data.every((d) => d.status === 'succeeded'),
+        timeoutMs: 15_000,
+        intervalMs: 100,
+      });
+      const failedFirst = list.data.filter((d) => d.attempts[0]?.error_kind === 'connection');
       expect(failedFirst.length).toBe(5);
-      expect(list.body.data.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+      expect(list.data.every((d) => d.status === 'succeeded')).toBe(true);
     } finally {
       await back.close();
     }

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorker, type ServerProcess } from '../support/processes';
-import { call, newOrder } from '../support/partner-api';
+import type { paths } from '@partner-delivery/client';
+import { clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -42,16 +43,25 @@ async function pastEvents(who: TestPartner, count: number, prefix: string): Prom
 }
 
 async function subscribe(who: TestPartner, path: string): Promise<string> {
-  const res = await call('POST', '/partner/webhooks', who, {
-    url: `https://localhost:${receiver.port}${path}`,
-    event_filters: ['order.created'],
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return (await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] })).id;
 }
 
 const replayOf = async (who: TestPartner, sub: string, id: string) =>
-  (await call('GET', `/partner/webhooks/${sub}/replays/${id}`, who)).body;
+  expectStatus(
+    200,
+    await clientFor(who).GET('/partner/webhooks/{id}/replays/{replay_id}', { params: { path: { id: sub, replay_id: id } } }),
+  );
+
+type ReplayBody = paths['/partner/webhooks/{id}/replay']['post']['requestBody']['content']['application/json'];
+const replay = (who: TestPartner, sub: string, body: ReplayBody) =>
+  clientFor(who).POST('/partner/webhooks/{id}/replay', { params: { path: { id: sub } }, body });
+
+/** A replay started (202 expected), narrowed from the dry run's type it shares the answer's union with. */
+async function startReplay(who: TestPartner, sub: string, body: ReplayBody) {
+  const answer = expectStatus(202, await replay(who, sub, body));
+  if (!('id' in answer)) throw new Error(`a dry run answered: ${JSON.stringify(answer)}`);
+  return answer;
+}
 
 describe('a replay across worker processes', () => {
   it('resumes from its cursor after the worker is SIGKILLed: every event arrives, none enqueued twice', { timeout: 120_000 }, async () => {
@@ -59,15 +69,12 @@ describe('a replay across worker processes', () => {
     await pastEvents(partner, 1000, '01M8');
     const sub = await subscribe(partner, '/paced');
     workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
-    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, {
-      since: Math.floor(Date.now() / 1000) - 3600,
-      only: 'missing',
-    });
-    expect(started.body.events_matched).toBe(1000);
-    await waitFor('a page or two sent', async () => (await replayOf(partner, sub, started.body.id)).events_enqueued >= 200, {
+    const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
+    expect(started.events_matched).toBe(1000);
+    await waitFor('a page or two sent', async () => (await replayOf(partner, sub, started.id)).events_enqueued >= 200, {
       timeoutMs: 30_000,
     });
-    const enqueuedAtKill = (await replayOf(partner, sub, started.body.id)).events_enqueued;
+    const enqueuedAtKill = (await replayOf(partner, sub, started.id)).events_enqueued;
     await workers.shift()!.kill();
     const killedAt = Date.now();
     workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
@@ -75,7 +82,7 @@ describe('a replay across worker processes', () => {
     const done = await waitFor(
       'the replay completed and every event arrived',
       async () => {
-        const r = await replayOf(partner, sub, started.body.id);
+        const r = await replayOf(partner, sub, started.id);
         const got = new Set(receiver.received.filter((x) => x.path === '/paced').map(eventIdOf));
         return r.status === 'completed' && got.size === 1000 ? r : undefined;
       },
@@ -91,7 +98,7 @@ describe('a replay across worker processes', () => {
     // where the killed worker's attempt in flight was taken over.
     const [twice] = await svc.rt.db.execute<{ n: number }>(sql`
       select count(*)::int as n from (select delivery_id from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-        where d.replay_id = ${started.body.id} and a.trigger = 'replay' group by delivery_id having count(*) > 2) x`);
+        where d.replay_id = ${started.id} and a.trigger = 'replay' group by delivery_id having count(*) > 2) x`);
     expect(twice!.n).toBe(0);
   });
 
@@ -115,14 +122,14 @@ describe('a replay across worker processes', () => {
       select 'dlv_' || e.id, e.id, ${sub}::text, e.type,
         (case when e.id = any(string_to_array(${failed.join(',')}, ',')) then 'failed' else 'succeeded' end)::webhook_delivery_status, 1, now(), now()
       from events e where e.partner_id = ${partner.partnerId}`);
-      const window = { since: Math.floor(Date.now() / 1000) - 3600, only: 'failed' };
-      const dry = await call('POST', `/partner/webhooks/${sub}/replay`, partner, { ...window, dry_run: true });
-      expect(dry.body).toMatchObject({ events_matched: 3, first_event_ids: failed });
-      const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, window);
+      const window = { since: Math.floor(Date.now() / 1000) - 3600, only: 'failed' } as const;
+      const dry = expectStatus(200, await replay(partner, sub, { ...window, dry_run: true }));
+      expect(dry).toMatchObject({ events_matched: 3, first_event_ids: failed });
+      const started = await startReplay(partner, sub, window);
       const done = await waitFor(
         'the replay completed with the three failed events',
         async () => {
-          const r = await replayOf(partner, sub, started.body.id);
+          const r = await replayOf(partner, sub, started.id);
           return r.status === 'completed' && at('/sparse').length === 3 ? r : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200 },
@@ -137,12 +144,9 @@ describe('a replay across worker processes', () => {
     const partner = await createTestPartner(svc);
     await pastEvents(partner, 20_000, '01M7');
     const sub = await subscribe(partner, '/backfill');
-    const started = await call('POST', `/partner/webhooks/${sub}/replay`, partner, {
-      since: Math.floor(Date.now() / 1000) - 3600,
-      only: 'missing',
-    });
-    expect(started.body.events_matched).toBe(20_000);
-    await waitFor('the backfill under way', async () => (await replayOf(partner, sub, started.body.id)).events_enqueued >= 1000, {
+    const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
+    expect(started.events_matched).toBe(20_000);
+    await waitFor('the backfill under way', async () => (await replayOf(partner, sub, started.id)).events_enqueued >= 1000, {
       timeoutMs: 60_000,
     });
 
@@ -157,12 +161,15 @@ describe('a replay across worker processes', () => {
       );
       latencies.push(got.at - committed);
     }
-    const during = await replayOf(partner, sub, started.body.id);
+    const during = await replayOf(partner, sub, started.id);
     console.log(
       `[replay] live order.created commit-to-receipt during a 20,000-event backfill (${during.events_enqueued} enqueued so far): ` +
         `[${latencies.join(', ')}] ms, max ${Math.max(...latencies)} ms`,
     );
     expect(during.status).not.toBe('failed');
-    await call('POST', `/partner/webhooks/${sub}/replays/${started.body.id}/cancel`, partner);
+    // Clean-up, whether or not the backfill finished meanwhile (then a 409).
+    await clientFor(partner).POST('/partner/webhooks/{id}/replays/{replay_id}/cancel', {
+      params: { path: { id: sub, replay_id: started.id } },
+    });
   });
 });

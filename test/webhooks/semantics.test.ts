@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { settle, waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
 import { cliContext } from '@/server/cli/operator-context';
@@ -66,22 +66,24 @@ async function subscribe(respond: Responder = () => ({ status: 200 }), extra: Pa
 }
 
 async function deliveries(partner: TestPartner, id: string) {
-  const res = await call('GET', `/partner/webhooks/${id}/deliveries`, partner);
-  expect(res.status).toBe(200);
-  return res.body.data as {
-    event_id: string;
-    event_type: string;
-    status: string;
-    attempts: { attempt: number; response_status: number | null; error_kind: string | null }[];
-  }[];
+  return expectStatus(200, await clientFor(partner).GET('/partner/webhooks/{id}/deliveries', { params: { path: { id } } })).data;
 }
+
+type Sub = Awaited<ReturnType<typeof subscribe>>;
+const webhookOf = async (sub: Sub) =>
+  expectStatus(200, await clientFor(sub.partner).GET('/partner/webhooks/{id}', { params: { path: { id: sub.id } } }));
+const sendTest = async (sub: Sub) =>
+  expectStatus(202, await clientFor(sub.partner).POST('/partner/webhooks/{id}/test', { params: { path: { id: sub.id } } }));
+const rotate = async (sub: Sub) =>
+  expectStatus(200, await clientFor(sub.partner).POST('/partner/webhooks/{id}/rotate-secret', { params: { path: { id: sub.id } } })).secret;
+const setStatus = async (sub: Sub, status: 'enabled' | 'disabled') =>
+  expectStatus(200, await clientFor(sub.partner).PATCH('/partner/webhooks/{id}', { params: { path: { id: sub.id } }, body: { status } }));
 
 describe('signatures and headers', () => {
   it('signs per spec part 5 and per Standard Webhooks, with t the attempt time, and sends the documented headers', async () => {
     const sub = await subscribe();
     const sentAt = Math.floor(Date.now() / 1000);
-    const test = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
-    expect(test.status).toBe(202);
+    const test = await sendTest(sub);
     const [req] = await waitFor('the webhook.test delivery', () => sub.at().length > 0 && sub.at());
     expect(req).toBeTruthy();
     expect(specSignatureMatches(sub.secret, req!.headers['x-service-signature']!, req!.rawBody)).toBe(true);
@@ -92,8 +94,8 @@ describe('signatures and headers', () => {
     expect(req!.headers).toMatchObject({
       'content-type': 'application/json',
       'x-service-event': 'webhook.test',
-      'x-service-event-id': test.body.id,
-      'webhook-id': test.body.id,
+      'x-service-event-id': test.id,
+      'webhook-id': test.id,
       'webhook-timestamp': String(headerT(req!)),
     });
     expect(req!.headers['user-agent']).toMatch(/^PartnerDeliveryPlatform-Webhooks\//);
@@ -153,11 +155,11 @@ describe('retries', () => {
     const body = 'a'.repeat(16 * 1024 - 1) + 'bc' + 'd'.repeat(24 * 1024);
     const sub = await subscribe(() => ({ status: 200, body }));
     await newOrder(sub.partner);
-    const res = await waitFor('the recorded success', async () => {
-      const got = await call('GET', `/partner/webhooks/${sub.id}/deliveries`, sub.partner);
-      return got.body.data?.[0]?.status === 'succeeded' && got;
+    const [delivery] = await waitFor('the recorded success', async () => {
+      const got = await deliveries(sub.partner, sub.id);
+      return got[0]?.status === 'succeeded' && got;
     });
-    const recorded = res.body.data[0].attempts[0].response_body as string;
+    const recorded = delivery!.attempts[0]!.response_body!;
     expect(recorded).toHaveLength(16 * 1024);
     expect(recorded.endsWith('ab')).toBe(true);
   });
@@ -188,8 +190,8 @@ describe('retries', () => {
     const sub = await subscribe(() => ({ status: 410 }));
     await newOrder(sub.partner);
     const webhook = await waitFor('the subscription to be disabled', async () => {
-      const res = await call('GET', `/partner/webhooks/${sub.id}`, sub.partner);
-      return res.body.status === 'disabled' && res.body;
+      const res = await webhookOf(sub);
+      return res.status === 'disabled' && res;
     });
     expect(webhook).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
     const [delivery] = await deliveries(sub.partner, sub.id);
@@ -205,8 +207,8 @@ describe('retries', () => {
     const webhook = await waitFor(
       'the subscription to be disabled',
       async () => {
-        const res = await call('GET', `/partner/webhooks/${sub.id}`, sub.partner);
-        return res.body.status === 'disabled' && res.body;
+        const res = await webhookOf(sub);
+        return res.status === 'disabled' && res;
       },
       { timeoutMs: 15_000 },
     );
@@ -219,7 +221,11 @@ describe('routing', () => {
     const all = await subscribe();
     const cancelledOnly = await subscribe(() => ({ status: 200 }), { event_filters: ['order.cancelled'] }, all.partner);
     const order = await newOrder(all.partner);
-    expect((await call('POST', `/partner/orders/${order.id}/cancel`, all.partner, { reason: 'test' })).status).toBe(200);
+    const cancelled = await clientFor(all.partner).POST('/partner/orders/{id}/cancel', {
+      params: { path: { id: order.id } },
+      body: { reason: 'test' },
+    });
+    expectStatus(200, cancelled);
     await waitFor(
       'both events to the unfiltered subscription and the cancellation to the filtered one',
       () => all.at().length >= 2 && cancelledOnly.at().length >= 1,
@@ -237,10 +243,10 @@ describe('routing', () => {
   it('webhook.test goes only to the subscription it was sent for', async () => {
     const one = await subscribe();
     const other = await subscribe(() => ({ status: 200 }), {}, one.partner);
-    const test = await call('POST', `/partner/webhooks/${one.id}/test`, one.partner);
+    const test = await sendTest(one);
     await waitFor('the webhook.test delivery', () => one.at().length > 0);
     await settle(500, 'to show that the other subscription gets nothing');
-    expect(one.at().map((r) => eventOf(r).id)).toEqual([test.body.id]);
+    expect(one.at().map((r) => eventOf(r).id)).toEqual([test.id]);
     expect(other.at()).toHaveLength(0);
   });
 
@@ -257,14 +263,14 @@ describe('routing', () => {
 
   it('a disabled subscription records skipped deliveries and receives nothing until enabled again', async () => {
     const sub = await subscribe();
-    expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'disabled' })).status).toBe(200);
+    await setStatus(sub, 'disabled');
     const missed = await newOrder(sub.partner);
     const skipped = await waitFor('a skipped delivery', async () =>
       (await deliveries(sub.partner, sub.id)).find((d) => d.status === 'skipped'),
     );
     expect(skipped).toMatchObject({ event_type: 'order.created', status: 'skipped', attempts: [] });
     expect(sub.at()).toHaveLength(0);
-    expect((await call('PATCH', `/partner/webhooks/${sub.id}`, sub.partner, { status: 'enabled' })).status).toBe(200);
+    await setStatus(sub, 'enabled');
     const next = await newOrder(sub.partner);
     await waitFor('a delivery once enabled again', () => sub.at().length > 0);
     expect(sub.at().map((r) => eventOf(r).data.object.id)).toEqual([next.id]);
@@ -275,13 +281,11 @@ describe('routing', () => {
 describe('secret rotation', () => {
   it('returns the new secret once; for the overlap every delivery is signed with both secrets', async () => {
     const sub = await subscribe();
-    const rotated = await call('POST', `/partner/webhooks/${sub.id}/rotate-secret`, sub.partner);
-    expect(rotated.status).toBe(200);
-    const fresh = rotated.body.secret as string;
+    const fresh = await rotate(sub);
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(sub.secret);
-    expect((await call('GET', `/partner/webhooks/${sub.id}`, sub.partner)).body.secret).toBeUndefined();
-    await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
+    expect(await webhookOf(sub)).not.toHaveProperty('secret');
+    await sendTest(sub);
     const [req] = await waitFor('the webhook.test delivery', () => sub.at().length > 0 && sub.at());
     expect(req!.headers['x-service-signature']!.match(/v1=/g)).toHaveLength(2);
     expect(specSignatureMatches(fresh, req!.headers['x-service-signature']!, req!.rawBody)).toBe(true);
@@ -293,9 +297,9 @@ describe('secret rotation', () => {
   it('each replaced secret keeps signing for its own overlap: S1 -> S2 -> S3 signs with all three; at most four signatures', async () => {
     const sub = await subscribe();
     const secrets = [sub.secret];
-    for (let i = 0; i < 2; i++) secrets.push((await call('POST', `/partner/webhooks/${sub.id}/rotate-secret`, sub.partner)).body.secret);
-    const test = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
-    const req = await waitFor('the webhook.test delivery', () => sub.at().find((r) => r.headers['x-service-event-id'] === test.body.id));
+    for (let i = 0; i < 2; i++) secrets.push(await rotate(sub));
+    const test = await sendTest(sub);
+    const req = await waitFor('the webhook.test delivery', () => sub.at().find((r) => r.headers['x-service-event-id'] === test.id));
     const header = req.headers['x-service-signature']!;
     expect(header.match(/v1=/g)).toHaveLength(3);
     for (const secret of secrets) {
@@ -304,10 +308,10 @@ describe('secret rotation', () => {
     }
 
     // Two more rotations within the day: the newest and the three secrets it replaced most recently sign.
-    for (let i = 0; i < 2; i++) secrets.push((await call('POST', `/partner/webhooks/${sub.id}/rotate-secret`, sub.partner)).body.secret);
-    const again = await call('POST', `/partner/webhooks/${sub.id}/test`, sub.partner);
+    for (let i = 0; i < 2; i++) secrets.push(await rotate(sub));
+    const again = await sendTest(sub);
     const last = await waitFor('the second webhook.test delivery', () =>
-      sub.at().find((r) => r.headers['x-service-event-id'] === again.body.id),
+      sub.at().find((r) => r.headers['x-service-event-id'] === again.id),
     );
     const lastHeader = last.headers['x-service-signature']!;
     expect(lastHeader.match(/v1=/g)).toHaveLength(4);

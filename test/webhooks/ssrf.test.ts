@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { createWebhookClient } from '@/server/delivery/http-client';
 import type { Resolver } from '@/server/delivery/url-policy';
-import { call } from '../support/partner-api';
+import { call, clientFor, expectStatus } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { startReceiver } from '../support/receiver';
 import { approveGoLive, createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -38,10 +38,16 @@ afterAll(() => receiver.close());
 type ErrorBody = { error: { code: string; param?: string; message: string; errors?: { param: string; code: string; message: string }[] } };
 
 async function deleteAllSubscriptions() {
-  const list = await call('GET', '/partner/webhooks?limit=100', partner);
-  for (const sub of list.body.data as { id: string }[])
-    expect((await call('DELETE', `/partner/webhooks/${sub.id}`, partner)).status).toBe(200);
+  const api = clientFor(partner);
+  const list = expectStatus(200, await api.GET('/partner/webhooks', { params: { query: { limit: 100 } } }));
+  for (const sub of list.data) expectStatus(200, await api.DELETE('/partner/webhooks/{id}', { params: { path: { id: sub.id } } }));
 }
+
+const create = (url: string, who: TestPartner = partner) => clientFor(who).POST('/partner/webhooks', { body: { url } });
+const patchUrl = (id: string, url: string) =>
+  clientFor(partner).PATCH('/partner/webhooks/{id}', { params: { path: { id } }, body: { url } });
+const sendTest = async (id: string) =>
+  expectStatus(202, await clientFor(partner).POST('/partner/webhooks/{id}/test', { params: { path: { id } } }));
 
 describe('webhook URL validation at create and update', () => {
   it.each([
@@ -64,15 +70,13 @@ describe('webhook URL validation at create and update', () => {
     'https://metadata.test/hooks',
     'https://mixed.test/hooks',
   ])('POST %s → 400 url_blocked_address', async (url) => {
-    const res = await call('POST', '/partner/webhooks', partner, { url });
-    expect(res.status).toBe(400);
-    expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
+    const res = await create(url);
+    expect(res.response.status).toBe(400);
+    expect(res.error?.error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
   });
 
   it('accepts a public name, and stores the URL as parsed', async () => {
-    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://PUBLIC.test./hooks' });
-    expect(res.status).toBe(201);
-    expect(res.body.url).toBe('https://public.test./hooks');
+    expect(expectStatus(201, await create('https://PUBLIC.test./hooks')).url).toBe('https://public.test./hooks');
     await deleteAllSubscriptions();
   });
 
@@ -84,23 +88,23 @@ describe('webhook URL validation at create and update', () => {
     ['not a url', 'url_invalid'],
     ['https://nowhere.test/hooks', 'url_unresolvable'],
   ])('POST %s → 400 %s', async (url, code) => {
-    const res = await call('POST', '/partner/webhooks', partner, { url });
-    expect(res.status).toBe(400);
-    expect((res.body as ErrorBody).error).toMatchObject({ code, param: 'url' });
+    const res = await create(url);
+    expect(res.response.status).toBe(400);
+    expect(res.error?.error).toMatchObject({ code, param: 'url' });
   });
 
   it('refuses a URL longer than 2048 characters, naming url', async () => {
     const base = 'https://public.test/';
-    const ok = await call('POST', '/partner/webhooks', partner, { url: base + 'a'.repeat(2048 - base.length) });
-    expect(ok.status).toBe(201);
-    const res = await call('POST', '/partner/webhooks', partner, { url: base + 'a'.repeat(2049 - base.length) });
-    expect(res.status).toBe(400);
-    expect((res.body as ErrorBody).error.param).toBe('url');
-    expect((res.body as ErrorBody).error.message).toMatch(/2048/);
+    expectStatus(201, await create(base + 'a'.repeat(2048 - base.length)));
+    const res = await create(base + 'a'.repeat(2049 - base.length));
+    expect(res.response.status).toBe(400);
+    expect(res.error?.error.param).toBe('url');
+    expect(res.error?.error.message).toMatch(/2048/);
     await deleteAllSubscriptions();
   });
 
   it('refuses an unknown event type in event_filters, naming the entry and the value', async () => {
+    // Raw: an event type outside the document's enum.
     const res = await call('POST', '/partner/webhooks', partner, {
       url: 'https://public.test/hooks',
       event_filters: ['order.created', 'order.exploded'],
@@ -109,8 +113,8 @@ describe('webhook URL validation at create and update', () => {
     const { error } = res.body as ErrorBody;
     expect(error.param).toBe('event_filters.1');
     expect(error.message).toContain('order.exploded');
-    const patch = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks' });
-    const upd = await call('PATCH', `/partner/webhooks/${patch.body.id}`, partner, { event_filters: ['nope.nope'] });
+    const patch = expectStatus(201, await create('https://public.test/hooks'));
+    const upd = await call('PATCH', `/partner/webhooks/${patch.id}`, partner, { event_filters: ['nope.nope'] });
     expect(upd.status).toBe(400);
     expect((upd.body as ErrorBody).error.param).toBe('event_filters.0');
     expect((upd.body as ErrorBody).error.message).toContain('nope.nope');
@@ -118,32 +122,29 @@ describe('webhook URL validation at create and update', () => {
   });
 
   it('refuses a private URL on PATCH and keeps the old one', async () => {
-    const created = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks' });
-    expect(created.status).toBe(201);
+    const created = expectStatus(201, await create('https://public.test/hooks'));
     for (const url of ['https://127.0.0.1/hooks', 'https://internal.test/hooks', 'https://[fe80::1]/hooks']) {
-      const res = await call('PATCH', `/partner/webhooks/${created.body.id}`, partner, { url });
-      expect(res.status).toBe(400);
-      expect((res.body as ErrorBody).error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
+      const res = await patchUrl(created.id, url);
+      expect(res.response.status).toBe(400);
+      expect(res.error?.error).toMatchObject({ code: 'url_blocked_address', param: 'url' });
     }
-    const http = await call('PATCH', `/partner/webhooks/${created.body.id}`, partner, { url: 'http://public.test/hooks' });
-    expect((http.body as ErrorBody).error).toMatchObject({ code: 'url_not_https', param: 'url' });
-    expect((await call('GET', `/partner/webhooks/${created.body.id}`, partner)).body.url).toBe('https://public.test/hooks');
+    const http = await patchUrl(created.id, 'http://public.test/hooks');
+    expect(http.error?.error).toMatchObject({ code: 'url_not_https', param: 'url' });
+    const read = await clientFor(partner).GET('/partner/webhooks/{id}', { params: { path: { id: created.id } } });
+    expect(expectStatus(200, read).url).toBe('https://public.test/hooks');
     await deleteAllSubscriptions();
   });
 
   it('allows at most 20 subscriptions per partner and environment', async () => {
-    for (let i = 0; i < 20; i++)
-      expect((await call('POST', '/partner/webhooks', partner, { url: `https://public.test/hooks/${i}` })).status).toBe(201);
-    const res = await call('POST', '/partner/webhooks', partner, { url: 'https://public.test/hooks/21' });
-    expect(res.status).toBe(422);
-    expect((res.body as ErrorBody).error.code).toBe('subscription_limit_reached');
+    for (let i = 0; i < 20; i++) expectStatus(201, await create(`https://public.test/hooks/${i}`));
+    const res = await create('https://public.test/hooks/21');
+    expect(res.response.status).toBe(422);
+    expect(res.error?.error.code).toBe('subscription_limit_reached');
     // The other environment has a limit of its own.
     await approveGoLive(cliContext(svc.rt, 'test'), partner.partnerId);
     const production = await createTestPartner(svc, { environment: 'production', partnerId: partner.partnerId });
-    const other = await call('POST', '/partner/webhooks', production, { url: 'https://public.test/prod' });
-    expect(other.status).toBe(201);
-    const otherId = (other.body as { id: string }).id;
-    await call('DELETE', `/partner/webhooks/${otherId}`, production);
+    const other = expectStatus(201, await create('https://public.test/prod', production));
+    expectStatus(200, await clientFor(production).DELETE('/partner/webhooks/{id}', { params: { path: { id: other.id } } }));
     await deleteAllSubscriptions();
   });
 });
@@ -155,7 +156,7 @@ type Delivery = {
 };
 
 async function deliveriesOf(id: string): Promise<Delivery[]> {
-  return (await call('GET', `/partner/webhooks/${id}/deliveries`, partner)).body.data;
+  return expectStatus(200, await clientFor(partner).GET('/partner/webhooks/{id}/deliveries', { params: { path: { id } } })).data;
 }
 
 describe('the check again at delivery (DNS rebinding)', () => {
@@ -168,17 +169,13 @@ describe('the check again at delivery (DNS rebinding)', () => {
 
   it('a name that was public at create and is loopback at delivery: attempt blocked_address, nothing sent', async () => {
     names.set('receiver.test', [PUBLIC]);
-    const created = await call('POST', '/partner/webhooks', partner, { url: receiverUrl() });
-    expect(created.status).toBe(201);
+    const created = expectStatus(201, await create(receiverUrl()));
     names.set('receiver.test', ['127.0.0.1', '::1']);
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
-    expect(test.status).toBe(202);
+    await sendTest(created.id);
     // Every attempt of the compressed schedule (1 + 2 retries) is refused, then the delivery fails.
-    const failed = await waitFor(
-      'the delivery to fail',
-      async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'),
-      { timeoutMs: 15_000 },
-    );
+    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.id)).find((d) => d.status === 'failed'), {
+      timeoutMs: 15_000,
+    });
     expect(failed).toBeTruthy();
     expect(failed!.attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     for (const a of failed!.attempts) {
@@ -198,17 +195,13 @@ describe('the check again at delivery (DNS rebinding)', () => {
     // own check stands between the socket and loopback. It refuses every loopback answer, the connect
     // fails with EBLOCKEDADDRESS, and the attempt records blocked_address.
     names.set('receiver.test', [PUBLIC]);
-    const created = await call('POST', '/partner/webhooks', partner, { url: receiverUrl() });
-    expect(created.status).toBe(201);
+    const created = expectStatus(201, await create(receiverUrl()));
     let calls = 0;
     names.set('receiver.test', () => (++calls % 2 === 1 ? [PUBLIC] : ['127.0.0.1', '::1']));
-    const test = await call('POST', `/partner/webhooks/${created.body.id}/test`, partner);
-    expect(test.status).toBe(202);
-    const failed = await waitFor(
-      'the delivery to fail',
-      async () => (await deliveriesOf(created.body.id)).find((d) => d.status === 'failed'),
-      { timeoutMs: 15_000 },
-    );
+    await sendTest(created.id);
+    const failed = await waitFor('the delivery to fail', async () => (await deliveriesOf(created.id)).find((d) => d.status === 'failed'), {
+      timeoutMs: 15_000,
+    });
     expect(failed).toBeTruthy();
     expect(failed!.attempts).toHaveLength(3);
     for (const a of failed!.attempts) expect(a).toMatchObject({ error_kind: 'blocked_address', response_status: null });

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIRST_VERSION, LATEST_VERSION } from '@/server/versions/registry';
-import { call, newOrder, type Caller } from '../support/partner-api';
+import { clientFor, expectStatus, newOrder, newSubscription, type CreateSubscription } from '../support/partner-api';
 import { waitFor } from '../support/poll';
 import { parsePrometheus, scrape, sumSamples } from '../support/prometheus';
 import { startReceiver, type ReceivedRequest, type Responder } from '../support/receiver';
@@ -33,15 +33,17 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 let paths = 0;
-async function subscribe(body: Record<string, unknown>, respond?: Responder, who: Caller = partner) {
+// The first version as the document's enum types it (the registry's constant is a plain string).
+const FIRST = FIRST_VERSION as NonNullable<CreateSubscription['api_version']>;
+
+async function subscribe(body: Omit<CreateSubscription, 'url'>, respond?: Responder) {
   const path = `/hooks/v${++paths}`;
   if (respond) responders.set(path, respond);
-  const res = await call('POST', '/partner/webhooks', who, { url: `https://localhost:${receiver.port}${path}`, ...body });
-  expect(res.status, res.text).toBe(201);
+  const created = await newSubscription(partner, { url: `https://localhost:${receiver.port}${path}`, ...body });
   return {
-    id: res.body.id as string,
-    secret: res.body.secret as string,
-    apiVersion: res.body.api_version as string,
+    id: created.id,
+    secret: created.secret,
+    apiVersion: created.api_version,
     at: () => receiver.received.filter((r) => r.path === path),
   };
 }
@@ -56,11 +58,15 @@ async function storedText(eventId: string): Promise<string> {
 
 describe('two subscriptions on different versions', () => {
   it('receive the same events in their own shapes, each signed over its own bytes, the first version byte for byte as before', async () => {
-    const old = await subscribe({ api_version: FIRST_VERSION, event_filters: ['order.created', 'order.courier_assigned'] });
+    const old = await subscribe({ api_version: FIRST, event_filters: ['order.created', 'order.courier_assigned'] });
     const latest = await subscribe({ event_filters: ['order.created', 'order.courier_assigned'] });
     expect([old.apiVersion, latest.apiVersion]).toEqual([FIRST_VERSION, LATEST_VERSION]);
     const order = await newOrder(partner, { metadata: { '10': 'a', b: 'c', ü: 'd' } });
-    expect((await call('POST', `/partner/orders/${order.id}/simulate`, partner, { status: 'courier_assigned' })).status).toBe(200);
+    const api = clientFor(partner);
+    expectStatus(
+      200,
+      await api.POST('/partner/orders/{id}/simulate', { params: { path: { id: order.id } }, body: { status: 'courier_assigned' } }),
+    );
     const [a, b] = await waitFor(
       'both events at both subscriptions',
       () => old.at().length >= 2 && latest.at().length >= 2 && [old.at(), latest.at()],
@@ -84,17 +90,15 @@ describe('two subscriptions on different versions', () => {
       expect(event.api_version).toBe(LATEST_VERSION);
       expect(event.data.object).not.toHaveProperty('status_history');
       // The envelope is the event as GET /partner/events/{id} answers it in that version.
-      expect(event).toEqual((await call('GET', `/partner/events/${event.id}`, partner)).body);
+      expect(event).toEqual(expectStatus(200, await api.GET('/partner/events/{id}', { params: { path: { id: event.id } } })));
     }
     const assigned = b.map(bodyOf).find((e) => e.type === 'order.courier_assigned');
     expect(assigned.data.previous_attributes).toMatchObject({ status: 'created', courier: null });
     const oldAssigned = a.map(bodyOf).find((e) => e.type === 'order.courier_assigned');
     expect(oldAssigned.data.object.status_history.map((h: { status: string }) => h.status)).toEqual(['created', 'courier_assigned']);
     // The delivery log says which version each delivery and attempt was rendered in.
-    const log = await call('GET', `/partner/webhooks/${old.id}/deliveries`, partner);
-    expect(
-      log.body.data.map((d: { api_version: string; attempts: { api_version: string }[] }) => [d.api_version, d.attempts[0]!.api_version]),
-    ).toEqual([
+    const log = expectStatus(200, await api.GET('/partner/webhooks/{id}/deliveries', { params: { path: { id: old.id } } }));
+    expect(log.data.map((d) => [d.api_version, d.attempts[0]!.api_version])).toEqual([
       [FIRST_VERSION, FIRST_VERSION],
       [FIRST_VERSION, FIRST_VERSION],
     ]);
@@ -115,14 +119,17 @@ describe('retries', () => {
     let release: () => void = () => {};
     const moved = new Promise<void>((resolve) => (release = resolve));
     // The first attempt fails; the second waits until the subscription was PATCHed to the latest version, and fails; the third succeeds.
-    const sub = await subscribe({ api_version: FIRST_VERSION, event_filters: ['order.created'] }, () => {
+    const sub = await subscribe({ api_version: FIRST, event_filters: ['order.created'] }, () => {
       answered++;
       return answered === 1 ? { status: 500 } : answered === 2 ? { status: 503, after: moved } : { status: 200 };
     });
     await newOrder(partner);
     await waitFor('the first attempt', () => sub.at().length >= 1);
-    const patched = await call('PATCH', `/partner/webhooks/${sub.id}`, partner, { api_version: LATEST_VERSION });
-    expect(patched.body.api_version).toBe(LATEST_VERSION);
+    const patched = await clientFor(partner).PATCH('/partner/webhooks/{id}', {
+      params: { path: { id: sub.id } },
+      body: { api_version: LATEST_VERSION as typeof FIRST },
+    });
+    expect(expectStatus(200, patched).api_version).toBe(LATEST_VERSION);
     release();
     const attempts = await waitFor('three attempts', () => sub.at().length >= 3 && sub.at(), { timeoutMs: 20_000 });
     const [first, ...retries] = attempts as ReceivedRequest[];
@@ -133,8 +140,11 @@ describe('retries', () => {
     }
     // A redelivery asked for now renders the event in the subscription's version now, and says so.
     const eventId = eventIdOf(first!)!;
-    const redelivered = await call('POST', `/partner/events/${eventId}/redeliver`, partner, { webhook_id: sub.id });
-    expect(redelivered.status, redelivered.text).toBe(202);
+    const redelivered = await clientFor(partner).POST('/partner/events/{id}/redeliver', {
+      params: { path: { id: eventId } },
+      body: { webhook_id: sub.id },
+    });
+    expectStatus(202, redelivered);
     const again = await waitFor('the redelivery', () => sub.at().length >= 4 && sub.at()[3]);
     expect(again.headers['x-service-version']).toBe(LATEST_VERSION);
     expect(eventIdOf(again)).toBe(eventId);
