@@ -1,6 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type { Deps } from '@/server/context';
-import { MAINTENANCE_INTERVAL_SECONDS } from './boss';
+import { MAINTENANCE_INTERVAL_SECONDS, vacuumQueuesSooner } from './boss';
 import type { JobDefinition } from './definition';
 import { sendMailJob } from './mail';
 import { purgeExpiredJob, rollupAttemptsJob } from './maintenance';
@@ -50,6 +50,7 @@ export async function createQueues(boss: PgBoss): Promise<void> {
     await boss.updateQueue(def.queue.name, { name: def.queue.name, ...def.settings });
     if (def.schedule) await boss.schedule(def.queue.name, def.schedule, {});
   }
+  await vacuumQueuesSooner(boss);
 }
 
 /** Starts this process's workers; returns the pg-boss worker ids of each queue, for waking them. */

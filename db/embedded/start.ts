@@ -66,7 +66,12 @@ export async function startEmbeddedPostgres({ dataDir, adoptOrphans = true, log,
     authMethod: 'scram-sha-256' as const,
     persistent: true,
     createPostgresUser: isRoot(),
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      // Autovacuum looks at each database every 15 s instead of every minute: pg-boss's queue partitions turn over
+      // every few minutes, and their dead rows peaked between looks (jobs/boss.ts, QUEUE_VACUUM).
+      ...['-c', 'autovacuum_naptime=15s'],
+    ],
     onLog: () => {},
     onError: () => {},
   };
