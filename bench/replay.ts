@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ensureLocalCa } from '@/server/boot/local-ca';
 import { startEmitter, type BenchEmitter } from './emitter';
 import { median, percentile } from './load';
+import { processTreeCpuMs } from './cpu';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startReceiver, type BenchReceiver } from './receiver';
@@ -232,16 +233,29 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
   await sleep(ctx.options.warmupSeconds * 1000);
   const aloneFromUs = nowUs();
+  // CPU of the service, of Postgres and of this process (the receiver checking signatures, the emitter, the tracker).
+  const cpuAt = () => ({
+    service: processTreeCpuMs(service.pid) ?? NaN,
+    postgres: processTreeCpuMs(ctx.database.serverPid) ?? NaN,
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  });
+  const cpuSince = (from: ReturnType<typeof cpuAt>) => {
+    const now = cpuAt();
+    return { service: now.service - from.service, postgres: now.postgres - from.postgres, bench: now.bench - from.bench };
+  };
+  const aloneCpuFrom = cpuAt();
   phase = 'alone';
   console.log(`live alone: ${ctx.options.durationSeconds} s at ${LIVE_PER_SECOND}/s`);
   await sleep(ctx.options.durationSeconds * 1000);
   phase = 'between';
+  const aloneCpu = cpuSince(aloneCpuFrom);
   const aloneToUs = nowUs();
   await waitForLive('alone');
   const alone = latencies(seen.live, 'alone');
 
   phase = 'replay';
   const replayFromUs = nowUs();
+  const replayCpuFrom = cpuAt();
   const replayStartedAt = Date.now();
   const started = succeeded(
     'replay',
@@ -281,6 +295,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   }
   const replaySeconds = ((seen.state.lastReplayedAt || Date.now()) - replayStartedAt) / 1000;
   const replayToUs = nowUs();
+  const replayCpu = cpuSince(replayCpuFrom);
   phase = 'after';
   await waitForLive('replay');
   await stream.stop();
@@ -351,6 +366,18 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     `replay ${replayId}: ${replay?.status}, matched ${int(replay?.events_matched ?? NaN)}, enqueued ${int(replay?.events_enqueued ?? NaN)}, ` +
       `delivered ${int(replay?.events_delivered ?? NaN)}, failed ${int(replay?.events_failed ?? NaN)}; duplicates ${seen.state.duplicates} ` +
       `(at-least-once; expected 0 without failures), invalid signatures ${receiver.invalid}`,
+  );
+  // What the replay costs the service beside the live stream: its CPU over the replay, less the live stream's at its cost alone.
+  const liveCpuPerEvent = aloneCpu.service / Math.max(1, alone.received);
+  const replayCpuPerEvent = (replayCpu.service - liveCpuPerEvent * during.received) / Math.max(1, seen.replayed.size);
+  const shareOfCore = (cpuMs: number, fromUs: number, toUs: number) => `${int((cpuMs / (toUs - fromUs)) * 1e5)} %`;
+  const shares = (cpu: ReturnType<typeof cpuSince>, fromUs: number, toUs: number) =>
+    (['service', 'postgres', 'bench'] as const).map((k) => `${k} ${shareOfCore(cpu[k], fromUs, toUs)}`).join(', ');
+  console.log(
+    `CPU, % of one core (service: web and workers; bench: the receiver, the emitter and this tracker): live alone ` +
+      `${shares(aloneCpu, aloneFromUs, aloneToUs)}; during the replay ${shares(replayCpu, replayFromUs, replayToUs)}. ` +
+      `Service: ${liveCpuPerEvent.toFixed(2)} ms per live event alone, ${(replayCpuPerEvent * 1000).toFixed(0)} us per replayed event ` +
+      `after the live stream's share`,
   );
   const p99Ratio = during.p99 / alone.p99;
   console.log(
