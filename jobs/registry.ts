@@ -63,8 +63,8 @@ export async function registerWorkers(boss: PgBoss, deps: Deps): Promise<Map<str
       let workerId = '';
       const handler = async (jobs: PgBoss.Job<object>[]) => {
         // pg-boss sleeps the polling interval after every fetch; a full batch means more are waiting,
-        // so this loop fetches again at once instead.
-        if (jobs.length >= (options.batchSize ?? 1)) boss.notifyWorker(workerId);
+        // so this loop and the queue's others fetch again at once instead (a commit wakes only one: jobs/wake.ts).
+        if (jobs.length >= (options.batchSize ?? 1)) for (const id of list) boss.notifyWorker(id);
         const payloads = jobs.map((job) => def.queue.payload.parse(job.data));
         if (def.handleBatch) await def.handleBatch(payloads, deps);
         else if (def.parallel) await Promise.all(payloads.map((data) => def.handle(data, deps)));

@@ -8,8 +8,13 @@ import { JOBS_CHANNEL } from '@/server/outbox/queues';
  * postgres.js re-establishes the LISTEN after a lost connection; polling stays as the fallback.
  */
 export async function wakeWorkersOnNotify(deps: Deps, boss: PgBoss, workerIds: Map<string, string[]>): Promise<() => Promise<void>> {
+  const turns = new Map<string, number>();
   const { unlisten } = await deps.sql.listen(JOBS_CHANNEL, (queue) => {
-    for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id);
+    const ids = workerIds.get(queue);
+    if (!ids || ids.length === 0) return;
+    const turn = turns.get(queue) ?? 0;
+    turns.set(queue, (turn + 1) % ids.length);
+    boss.notifyWorker(ids[turn % ids.length]!);
   });
   return unlisten;
 }
