@@ -234,11 +234,14 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   await sleep(ctx.options.warmupSeconds * 1000);
   const aloneFromUs = nowUs();
   // CPU of the service, of Postgres and of this process (the receiver checking signatures, the emitter, the tracker).
-  const cpuAt = () => ({
-    service: processTreeCpuMs(service.pid) ?? NaN,
-    postgres: processTreeCpuMs(ctx.database.serverPid) ?? NaN,
-    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
-  });
+  const cpuAt = () => {
+    const own = process.cpuUsage();
+    return {
+      service: processTreeCpuMs(service.pid) ?? NaN,
+      postgres: processTreeCpuMs(ctx.database.serverPid) ?? NaN,
+      bench: (own.user + own.system) / 1000,
+    };
+  };
   const cpuSince = (from: ReturnType<typeof cpuAt>) => {
     const now = cpuAt();
     return { service: now.service - from.service, postgres: now.postgres - from.postgres, bench: now.bench - from.bench };
