@@ -19,6 +19,8 @@ const IN_FLIGHT_BOUND = 4;
 // Each answer takes a second: 2 a second from a worker whose share is 2 of the 4.
 const RECEIVER_DELAY_MS = 1000;
 const ORDERS = 30;
+// Far below HEARTBEAT_STALE_SECONDS: no other worker may send the frozen one's attempts within it.
+const FREEZE_SETTLE_MS = 2000;
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   WEBHOOK_CLAIM_SECONDS: String(CLAIM_SECONDS),
@@ -102,9 +104,15 @@ async function freeze(
   );
   const held = (await deliveries(subscription)).filter((d) => d.status === 'pending' && d.claimed).length;
   w.process.signal('SIGSTOP');
-  const at = Date.now();
   letGo();
-  await settle(ms, 'the worker stays frozen this long: longer than its claims');
+  // The moment that divides "on the wire before the freeze" from "sent after it" is taken once what the
+  // worker wrote before it stopped has reached the receiver: the receiver stamps a request when this
+  // process reads it, and a request written just before the SIGSTOP was read after an immediate stamp
+  // (CI, 2026-11-27: one duplicate "first sent after the freeze" that the worker had sent before it).
+  // Nothing else sends these attempts for HEARTBEAT_STALE_SECONDS, so a copy stamped later is a re-send.
+  await settle(FREEZE_SETTLE_MS, 'for what the worker wrote before it stopped to reach the receiver');
+  const at = Date.now();
+  await settle(ms - FREEZE_SETTLE_MS, 'the worker stays frozen this long: longer than its claims');
   if (before) await waitFor(before.what, before.holds, { timeoutMs: 60_000, intervalMs: 100, context: before.context });
   w.process.signal('SIGCONT');
   return { at, held };
