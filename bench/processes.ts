@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '@/db/embedded/free-port';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,7 +21,7 @@ export interface ChildServer {
 const STDERR_KEEP = 16 * 1024;
 
 /**
- * `tsx [node flags] <script>` in a process (group) of its own, so the load generator never shares its event loop.
+ * `node [node flags] --import tsx <script>` (as package.json's scripts run the service) in a process (group) of its own, so the load generator never shares its event loop.
  * stdout goes to /dev/null: the service logs every request there (pino, synchronous writes), as it
  * would to a log collector's pipe, without the bench having to read it. stderr is kept for errors.
  * Resolves once GET /healthz answers 200.
@@ -42,9 +43,11 @@ export async function startChild(
 ): Promise<ChildServer> {
   const cwd = options.cwd ?? REPO_ROOT;
   const port = await freePort();
-  const tsx = [cwd, REPO_ROOT].map((dir) => path.join(dir, 'node_modules/.bin/tsx')).find((file) => existsSync(file))!;
+  // tsx's loader from the tree it runs (a candidate's clone may have none: then this one's).
+  const withTsx = [cwd, REPO_ROOT].find((dir) => existsSync(path.join(dir, 'node_modules/tsx/package.json')))!;
+  const tsxLoader = pathToFileURL(createRequire(path.join(withTsx, 'package.json')).resolve('tsx')).href;
   const devNull = options.stdout === 'read' ? undefined : openSync('/dev/null', 'w');
-  const child = spawn(tsx, [...(options.nodeArgs ?? []), script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, script], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', devNull ?? 'pipe', 'pipe'],
@@ -60,7 +63,7 @@ export async function startChild(
   const alive = () => child.exitCode === null && child.signalCode === null;
   const signal = (sig: NodeJS.Signals) => {
     try {
-      // tsx runs the script in a child of its own: signal the whole group.
+      // The whole group: the script and whatever it started in it.
       process.kill(-child.pid!, sig);
     } catch {
       // already gone

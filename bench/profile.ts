@@ -27,7 +27,7 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** The largest profile in dir: tsx's launcher process writes a small one beside the script's. */
+/** The largest profile in dir: the service's, beside those of any process it started with the same flags. */
 export function largestProfile(dir: string): string | undefined {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))

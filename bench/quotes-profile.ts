@@ -180,7 +180,7 @@ export async function profileRequests(ctx: BenchContext, partner: BenchPartner, 
   for (const side of sides) {
     const sideDir = path.join(dir, side.key);
     mkdirSync(sideDir);
-    // Not NODE_OPTIONS (node refuses --cpu-prof there): tsx hands these flags to the node process that runs the script.
+    // Not NODE_OPTIONS (node refuses --cpu-prof there): flags of the node process that runs the script.
     const child = await start(ctx, side, partner, ['--cpu-prof', `--cpu-prof-dir=${sideDir}`, '--cpu-prof-interval=250']);
     await smokeCheck(child, partner, what);
     if (options.warmupSeconds > 0) await runLoad(loadSpec(ctx, child, partner, what, options.warmupSeconds));

@@ -59,8 +59,8 @@ export function quantileBetween(q: number, before: [number, number][], after: [n
 }
 
 /**
- * The resident set of the service: `startChild` runs tsx, which runs the service in a node process of
- * its own, in the process group the bench made; the group's largest process is the service.
+ * The resident set of the service: the largest process of the group `startChild` made (the service, beside
+ * whatever it started in its group).
  */
 export function serviceRss(groupId: number): { pid: number; bytes: number } {
   let best = { pid: groupId, bytes: NaN };

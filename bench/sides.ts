@@ -21,7 +21,7 @@ export function serviceEnv(layout: Layout, databaseUrl: string, extra: Record<st
   return layout === 'lean' ? { ...common, NODE_ENV: 'production', WORKERS: 'off', CONSOLE: 'off', ...extra } : { ...common, ...extra };
 }
 
-/** Starts the service in `layout` (tsx server/boot/web.ts, as `npm start` does); stopped at the scenario's end. */
+/** Starts the service in `layout` (`node --import tsx server/boot/web.ts`, as `npm start` does); stopped at the scenario's end. */
 export async function startService(
   ctx: BenchContext,
   layout: Layout,

@@ -32,7 +32,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     NODE_EXTRA_CA_CERTS: ca.caCert,
   };
   for (const k of ['DATABASE_URL', 'NODE_ENV', 'CONSOLE', 'WORKERS']) delete env[k];
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/boot/web.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/boot/web.ts'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

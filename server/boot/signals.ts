@@ -3,8 +3,8 @@ import type { RunningProcess } from './start-process';
 
 // Drain time plus this: closing pools, pg-boss and the embedded Postgres after the drain.
 const CLOSE_MARGIN_MS = 10_000;
-// One Ctrl-C can arrive twice: from the terminal (to the whole process group) and relayed by tsx,
-// which runs the entry point in a child process; both land within milliseconds. A signal later than
+// One Ctrl-C can arrive twice: from the terminal (to the whole process group) and relayed by npm,
+// which runs `npm start`'s command in a child process; both land within milliseconds. A signal later than
 // this is an operator's second one: "stop waiting".
 const DUPLICATE_WINDOW_MS = 1000;
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { settle, waitFor } from '../support/poll';
+import { TSX_IMPORT } from '../support/processes';
 import { startTestService, TEST_ENCRYPTION_KEY, type TestService } from '../support/service';
 
 // WORKERS=off makes a web-only process; `npm run worker` (server/boot/worker.ts) a worker-only one.
@@ -31,7 +32,7 @@ describe('process roles', () => {
     await settle(2500, 'to show that no worker in this process picks the job up');
     expect(await jobState(id!)).toBe('created');
 
-    worker = spawn('node_modules/.bin/tsx', ['server/boot/worker.ts'], {
+    worker = spawn(process.execPath, [...TSX_IMPORT, 'server/boot/worker.ts'], {
       env: {
         ...process.env,
         DATABASE_URL: web.databaseUrl,

@@ -253,7 +253,7 @@ describe('a second signal', () => {
     });
     web.signal('SIGTERM');
     await waitFor('the drain begun', () => logLine(web, 'shutting down: draining'), { context: outputOf(web) });
-    await settle(1200, 'past the window in which a signal is taken for the same one relayed by tsx');
+    await settle(1200, 'past the window in which a signal is taken for the same one relayed by npm');
     const at = performance.now();
     web.signal('SIGTERM');
     const { code } = await web.exited;

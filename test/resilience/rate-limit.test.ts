@@ -8,7 +8,7 @@ import { createTestPartner, startTestService, type TestPartner, type TestService
 import { seedQuote, spawnServer, type ServerProcess } from '../support/processes';
 
 // The rate limit is per credential and shared by every web process through Postgres. Two real
-// server processes (`tsx server/boot/web.ts`) share one database; the test counts what they admit.
+// server processes (`node --import tsx server/boot/web.ts`) share one database; the test counts what they admit.
 
 let svc: TestService;
 let servers: ServerProcess[] = [];

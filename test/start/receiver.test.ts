@@ -5,6 +5,7 @@ import { API_VERSION } from '@partner-delivery/client';
 import { deliveryHeaders } from '@/server/delivery/signing';
 import { clientFor, expectStatus, newOrder } from '../support/partner-api';
 import { waitFor } from '../support/poll';
+import { TSX_IMPORT } from '../support/processes';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
 
 // `npm run receiver`, the local receiver a newcomer tries webhooks with: it subscribes itself,
@@ -21,8 +22,9 @@ beforeAll(async () => {
   partner = await createTestPartner(svc);
   // The run's test CA is the one this service trusts (NODE_EXTRA_CA_CERTS, set by the global setup).
   child = spawn(
-    'node_modules/.bin/tsx',
+    process.execPath,
     [
+      ...TSX_IMPORT,
       'server/boot/receiver.ts',
       '--port',
       '0',

@@ -8,6 +8,13 @@ import { newSubscription } from './partner-api';
 import { startReceiver, type Responder } from './receiver';
 import { NYC, startTestService, TEST_ENCRYPTION_KEY, type TestPartner, type TestService } from './service';
 
+/**
+ * Node's flags to run a TypeScript entry point as package.json's scripts do: one process with tsx's loader.
+ * Not the `tsx` command, which runs the script in a child and SIGKILLs it when it does not acknowledge a
+ * relayed signal within 60 ms: a service busy for that long (a first console render) was killed undrained.
+ */
+export const TSX_IMPORT = ['--import', 'tsx'];
+
 // Helpers for the tests that run several real server processes over one database (ops, jobs, webhooks).
 
 export interface ServerProcess {
@@ -21,9 +28,9 @@ export interface ServerProcess {
   stop(): Promise<void>;
   /** Sends `signal` to the whole process group (as a terminal's Ctrl-C or `kill -- -pgid` would), without waiting. */
   signal(signal: NodeJS.Signals): void;
-  /** Resolves when the process (tsx, which exits with the service's code) has exited. */
+  /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGKILL to the whole process group (tsx and the service under it); resolves once it exited. */
+  /** SIGKILL to the whole process group; resolves once the service exited. */
   kill(): Promise<void>;
 }
 
@@ -37,7 +44,7 @@ process.once('exit', () => {
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
-    // tsx runs the server in a child of its own: signal the whole group this test started.
+    // The whole group this test started: the service and anything it spawned in it.
     process.kill(-child.pid, signal);
   } catch {
     // already gone
@@ -45,7 +52,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 /**
- * `tsx server/boot/web.ts` as a web-only process over `databaseUrl`, on a port the kernel picks (read
+ * `node --import tsx server/boot/web.ts` (`npm start`) as a web-only process over `databaseUrl`, on a port the kernel picks (read
  * back from the start-up banner, so there is no race for a "free" port). Resolves once it printed
  * that it is ready.
  */
@@ -56,7 +63,7 @@ export async function spawnServer(databaseUrl: string, env: Record<string, strin
 }
 
 /**
- * `tsx server/boot/worker.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready
+ * `node --import tsx server/boot/worker.ts` (`npm run worker`) over `databaseUrl`: job workers only. Resolves once it is ready
  * (with METRICS_PORT, once it printed where its metrics are).
  */
 export async function spawnWorker(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
@@ -73,7 +80,7 @@ async function spawnService(
   ready: RegExp,
   addressesOf: (match: RegExpExecArray) => Pick<ServerProcess, 'url' | 'metricsUrl'>,
 ): Promise<ServerProcess> {
-  const child = spawn('node_modules/.bin/tsx', [script], {
+  const child = spawn(process.execPath, [...TSX_IMPORT, script], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
