@@ -15,25 +15,35 @@ const logs = captureLogs('debug');
 
 beforeAll(async () => {
   svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'debug' }, { log: logs.log });
+  await installFaults();
   partner = await createTestPartner(svc);
 });
 
-async function failEachTableOnce(): Promise<void> {
+/**
+ * A trigger on each table that fails the write whose turn is 1 on its sequence: none, until
+ * failEachTableOnce restarts the sequences. Installed before any traffic: a trigger's DDL locks the whole
+ * (partitioned) table, and made while workers read `events` it once deadlocked with one of them.
+ */
+async function installFaults(): Promise<void> {
   for (const table of TABLES) {
-    await svc.rt.db.execute(sql.raw(`create sequence if not exists fault_${table}`));
-    await svc.rt.db.execute(sql.raw(`alter sequence fault_${table} restart`));
+    await svc.rt.db.execute(sql.raw(`create sequence fault_${table}`));
+    await svc.rt.db.execute(sql.raw(`select setval('fault_${table}', 1)`));
     await svc.rt.db.execute(
-      sql.raw(`create or replace function fault_${table}() returns trigger language plpgsql as $$
+      sql.raw(`create function fault_${table}() returns trigger language plpgsql as $$
         begin
           if nextval('fault_${table}') = 1 then raise exception 'injected failover on ${table}' using errcode = '57P01'; end if;
           return new;
         end $$`),
     );
-    await svc.rt.db.execute(sql.raw(`drop trigger if exists fault_${table} on ${table}`));
     await svc.rt.db.execute(
       sql.raw(`create trigger fault_${table} before insert or update on ${table} for each row execute function fault_${table}()`),
     );
   }
+}
+
+/** The next write to each table fails (a lock on its sequence only: the workers go on). */
+async function failEachTableOnce(): Promise<void> {
+  for (const table of TABLES) await svc.rt.db.execute(sql.raw(`alter sequence fault_${table} restart`));
 }
 
 describe('log lines on database errors', () => {
