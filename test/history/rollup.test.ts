@@ -8,7 +8,7 @@ import { countsSince, outcomesPerMinute } from '@/server/history/attempt-minutes
 import { binValue, DURATION_ERROR_BOUND, durationBin } from '@/server/history/duration-histogram';
 import { makeWeek } from '@/server/history/partitions';
 import { retireHistory } from '@/server/history/retain';
-import { retireAttemptMinutes, rollUpAttempts, ROLLUP_MARGIN_MS } from '@/server/history/rollup';
+import { retireAttemptMinutes, rollUpAttempts, rollUpImported, ROLLUP_MARGIN_MS } from '@/server/history/rollup';
 import { overview } from '@/server/metrics/overview';
 import { subscriptionHealth } from '@/server/metrics/subscription-health';
 import { createPartner } from '@/server/partners/create';
@@ -31,6 +31,8 @@ const DURATIONS = [0, 1, 2, 3, 4, 7, 8, 20, 64, 99, 100, 250, 1000, 4096, 10_000
 let svc: TestService;
 let ctx: Ctx;
 let subscriptions: string[];
+/** Another subscription of the partner's, with `n` in its URL. */
+let newSubscription: (n: number) => Promise<string>;
 const now = Date.now();
 
 interface Attempt {
@@ -48,14 +50,15 @@ beforeAll(async () => {
   ctx = jobContext(svc.rt, 'test.rollup');
   const operator = cliContext(svc.rt, 'test');
   const partner = await createPartner({ ctx: operator, input: { name: 'Rollup Couriers' } });
+  newSubscription = async (n) =>
+    (
+      await createWebhook({
+        ctx: actingFor(operator, { partnerId: partner.id, environment: 'sandbox' }),
+        input: { url: `https://hooks.example.com/rollup/${n}` },
+      })
+    ).id;
   subscriptions = [];
-  for (const n of [1, 2, 3]) {
-    const hook = await createWebhook({
-      ctx: actingFor(operator, { partnerId: partner.id, environment: 'sandbox' }),
-      input: { url: `https://hooks.example.com/rollup/${n}` },
-    });
-    subscriptions.push(hook.id);
-  }
+  for (const n of [1, 2, 3]) subscriptions.push(await newSubscription(n));
 });
 
 /** Attempts as the engine writes them: each with its delivery, its id made `recordedAfterMs` after it started. */
@@ -473,6 +476,35 @@ describe('the attempts rollup', () => {
     expect(latest <= ulid(Date.now() - ROLLUP_MARGIN_MS + 1_000)).toBe(true);
     expect(latest >= ulid(Date.now() - ROLLUP_MARGIN_MS - 30_000)).toBe(true);
     await expectRollup(latest);
+    await expectQueriesExact();
+  });
+
+  it('counts attempts imported under the watermark once, of the imported subscriptions only; a pass then counts none of them again', async () => {
+    const mark = await watermark();
+    const imported = [await newSubscription(4), await newSubscription(5)];
+    // Back-dated, as an import (the bench's seeding) writes them: ids of the moments they happened, under the watermark;
+    // and two recorded after it, which the passes count.
+    const since = now - 3 * HOUR;
+    const under = await record(
+      Array.from({ length: 90 }, (_, i) => ({ subscription: imported[i % 2]!, startedAt: since + i * MINUTE, recordedAfterMs: 500 })),
+    );
+    const above = await record(imported.map((subscription) => ({ subscription, startedAt: Date.now() - 20_000, recordedAfterMs: 500 })));
+    // Under the watermark too, of a subscription not imported: it is not counted.
+    const [other] = await record([{ subscription: subscriptions[0]!, startedAt: since + 30_500, recordedAfterMs: 500 }]);
+    expect([...under, other!].every((a) => a.id < mark) && above.every((a) => a.id > mark)).toBe(true);
+
+    const counted = await rollUpImported({ ctx, input: { subscriptionIds: imported, since: new Date(since) } });
+    expect(counted).toBe(under.length);
+    expect(await watermark()).toBe(mark);
+    await expectRollup(mark, (a) => a !== other);
+
+    await rollUpAttempts({ ctx });
+    const after = await watermark();
+    expect(after > mark).toBe(true);
+    await expectRollup(after, (a) => a !== other);
+    // Left as the other tests expect the history: every attempt under the watermark counted.
+    await svc.rt.sql`delete from webhook_attempts where id = ${other!.id}`;
+    written.splice(written.indexOf(other!), 1);
     await expectQueriesExact();
   });
 
