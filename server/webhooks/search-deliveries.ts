@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { events, orders, webhookDeliveries, webhookSubscriptions } from '@/db/schema';
 import type { Ctx, Environment, OperatorActor } from '../context';
 import { idFloor } from '../ids';
@@ -77,14 +78,17 @@ export async function searchDeliveries({
   input: { filter: DeliveryFilter; limit: number; after?: string };
 }): Promise<DeliveryRow[]> {
   const f = input.filter;
+  // Conditions on the delivery's subscription, on its event, and on the delivery itself.
+  const ofSubscription: SQL[] = [];
+  const ofEvent: SQL[] = [];
   const conditions: SQL[] = [];
   if (f.id) conditions.push(eq(webhookDeliveries.id, f.id));
-  if (f.partnerId) conditions.push(eq(webhookSubscriptions.partnerId, f.partnerId));
-  if (f.environment) conditions.push(eq(webhookSubscriptions.environment, f.environment));
+  if (f.partnerId) ofSubscription.push(eq(webhookSubscriptions.partnerId, f.partnerId));
+  if (f.environment) ofSubscription.push(eq(webhookSubscriptions.environment, f.environment));
   if (f.subscriptionId) conditions.push(eq(webhookDeliveries.subscriptionId, f.subscriptionId));
   if (f.eventType) conditions.push(eq(webhookDeliveries.eventType, f.eventType));
   if (f.eventId) conditions.push(eq(webhookDeliveries.eventId, f.eventId));
-  if (f.orderId) conditions.push(eq(events.objectId, f.orderId));
+  if (f.orderId) ofEvent.push(eq(events.objectId, f.orderId));
   if (f.externalId) {
     // orders_external_id_idx leads with (partner_id, environment): with both given this is one index probe;
     // without them it reads the orders table (external ids are only unique per partner and environment).
@@ -98,7 +102,7 @@ export async function searchDeliveries({
           f.environment ? eq(orders.environment, f.environment) : undefined,
         ),
       );
-    conditions.push(inArray(events.objectId, named));
+    ofEvent.push(inArray(events.objectId, named));
   }
   // Outcomes other than succeeded are read newest first from webhook_deliveries_unsettled_idx (deliveries not
   // succeeded). The outcome is written as a literal, from the closed list: a prepared statement's generic plan can
@@ -110,6 +114,7 @@ export async function searchDeliveries({
   // A delivery is succeeded only by a 2xx answer recorded as its latest attempt (record-outcomes.ts sets the status
   // and records the attempt in one statement; a redelivery makes it pending first). So any other latest status
   // class lies among the deliveries not succeeded, which webhook_deliveries_unsettled_idx holds newest first.
+  const unsettled = (f.outcome !== undefined && f.outcome !== 'succeeded') || (f.statusClass !== undefined && f.statusClass !== '2xx');
   if (!f.outcome && f.statusClass && f.statusClass !== '2xx') conditions.push(sql`${webhookDeliveries.status} <> 'succeeded'`);
   // A delivery's id is made the moment it is created: the id bounds (a second wide of the exact ones) let a
   // time range walk the primary key instead of the whole table; created_at keeps the bounds exact.
@@ -118,7 +123,40 @@ export async function searchDeliveries({
   if (f.until)
     conditions.push(lt(webhookDeliveries.createdAt, f.until), lt(webhookDeliveries.id, idFloor(new Date(f.until.getTime() + 1000))));
   if (input.after) conditions.push(lt(webhookDeliveries.id, input.after));
-  return selectDeliveries(ctx, and(...conditions), input.limit);
+  if (f.partnerId && !f.id && !f.eventId && !f.subscriptionId && ofEvent.length === 0 && !unsettled)
+    return selectPerSubscription(ctx, { ofSubscription, ofDelivery: and(...conditions) }, input.limit);
+  return selectDeliveries(ctx, and(...ofSubscription, ...ofEvent, ...conditions), input.limit);
+}
+
+/**
+ * A partner's deliveries, newest first, read per subscription of the partner's (a few; WEBHOOK_MAX_SUBSCRIPTIONS per
+ * environment) through webhook_deliveries_subscription_idx, each its newest `limit`, then the newest `limit` of those.
+ * Walking every delivery newest first and keeping the partner's read whatever other partners wrote since theirs: a
+ * small partner's page took p50 69 ms at 1,000,000 attempts beside 115,770 newer deliveries of another partner's (the
+ * bench's delivery and operator-queries scenarios in one run, 2026-11-27), and 196 ms on Debian's PostgreSQL 15,
+ * against 5 ms this way (the big partner's, 19 subscriptions: 269 and 20 ms).
+ */
+async function selectPerSubscription(
+  ctx: Ctx,
+  where: { ofSubscription: SQL[]; ofDelivery: SQL | undefined },
+  limit: number,
+): Promise<DeliveryRow[]> {
+  const newest = ctx.read
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.subscriptionId, webhookSubscriptions.id), where.ofDelivery))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(limit)
+    .as('d');
+  const rows = await ctx.read
+    .select(columnsOf(newest))
+    .from(webhookSubscriptions)
+    .crossJoinLateral(newest)
+    .innerJoin(events, eq(events.id, newest.eventId))
+    .where(and(...where.ofSubscription))
+    .orderBy(desc(newest.id))
+    .limit(limit);
+  return rows.map(presentRow);
 }
 
 /** The deliveries of several events at once (an events page asks once): newest first per event. */
@@ -130,30 +168,39 @@ export async function deliveriesOfEvents({ ctx, input }: { ctx: Ctx<OperatorActo
   return byEvent;
 }
 
+/** A row's columns, from the deliveries table or a subquery of it (selectPerSubscription's), its subscription and its event. */
+function columnsOf<D extends Record<keyof typeof webhookDeliveries.$inferSelect, AnyPgColumn>>(d: D) {
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    subscriptionId: d.subscriptionId,
+    partnerId: webhookSubscriptions.partnerId,
+    environment: webhookSubscriptions.environment,
+    url: webhookSubscriptions.url,
+    objectId: events.objectId,
+    outcome: d.status,
+    apiVersion: d.apiVersion,
+    attemptCount: d.attempts,
+    nextAttemptAt: d.nextAttemptAt,
+    lastAttemptAt: d.lastAttemptAt,
+    replayId: d.replayId,
+    createdAt: d.createdAt,
+  };
+}
+
+function presentRow({ objectId, ...row }: { objectId: string; eventType: string } & Omit<DeliveryRow, 'orderId'>): DeliveryRow {
+  return { ...row, orderId: row.eventType.startsWith('order.') ? objectId : null };
+}
+
 async function selectDeliveries(ctx: Ctx, where: SQL | undefined, limit?: number): Promise<DeliveryRow[]> {
   const query = ctx.read
-    .select({
-      id: webhookDeliveries.id,
-      eventId: webhookDeliveries.eventId,
-      eventType: webhookDeliveries.eventType,
-      subscriptionId: webhookDeliveries.subscriptionId,
-      partnerId: webhookSubscriptions.partnerId,
-      environment: webhookSubscriptions.environment,
-      url: webhookSubscriptions.url,
-      objectId: events.objectId,
-      outcome: webhookDeliveries.status,
-      apiVersion: webhookDeliveries.apiVersion,
-      attemptCount: webhookDeliveries.attempts,
-      nextAttemptAt: webhookDeliveries.nextAttemptAt,
-      lastAttemptAt: webhookDeliveries.lastAttemptAt,
-      replayId: webhookDeliveries.replayId,
-      createdAt: webhookDeliveries.createdAt,
-    })
+    .select(columnsOf(webhookDeliveries))
     .from(webhookDeliveries)
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, webhookDeliveries.subscriptionId))
     .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
     .where(where)
     .orderBy(desc(webhookDeliveries.id));
   const rows = limit === undefined ? await query : await query.limit(limit);
-  return rows.map(({ objectId, ...row }) => ({ ...row, orderId: row.eventType.startsWith('order.') ? objectId : null }));
+  return rows.map(presentRow);
 }
