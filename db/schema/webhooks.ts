@@ -123,6 +123,11 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_unsettled_idx')
       .on(t.id)
       .where(sql`${t.status} <> 'succeeded'`),
+    // The console's deliveries page filtered to an event type: newest first among that type's. Without it the page
+    // walked the primary key through every newer delivery of other types (issue 29: p50 47 ms beside the delivery
+    // bench's 115,770 newer deliveries at 1,000,000 attempts, 167 ms on Debian's PostgreSQL 15; 4 ms with it). Its
+    // price: 70 bytes a delivery (42 MB at 615,000), one more entry written per delivery made.
+    index('webhook_deliveries_event_type_idx').on(t.eventType, t.id),
     // Attempts held by a worker (claimed, in flight or waiting in its memory): the sweeper finds the
     // expired ones of dead workers here. Only held rows are in it, so it stays as small as the work in hand.
     index('webhook_deliveries_claims_idx')

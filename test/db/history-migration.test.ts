@@ -151,6 +151,8 @@ describe('migration 0015 over a database holding history', () => {
       expect(indexes.map((i) => i.indexname)).toEqual([
         'webhook_deliveries_claims_idx',
         'webhook_deliveries_event_subscription_idx',
+        // 0019: the console's deliveries of one event type.
+        'webhook_deliveries_event_type_idx',
         'webhook_deliveries_id_event_id_pk',
         'webhook_deliveries_pending_idx',
         'webhook_deliveries_replay_idx',

@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_event_type_idx" ON "webhook_deliveries" USING btree ("event_type","id");
