@@ -164,5 +164,13 @@ export const webhookAttempts = pgTable(
     errorKind: text('error_kind'),
     errorMessage: text('error_message'),
   },
-  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attempt)],
+  (t) => [
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attempt),
+    // The overview's latest failures, newest first: without it the walk read every newer attempt that succeeded (issue
+    // 29: 453 ms on Debian's PostgreSQL 15 past the delivery bench's 115,780 newer successes, the overview's p99 142 ms
+    // beside it; 5.7 ms with it). Only failed attempts are in it: an attempt that succeeds writes no entry.
+    index('webhook_attempts_failed_idx')
+      .on(t.id)
+      .where(sql`${t.errorKind} is not null`),
+  ],
 );

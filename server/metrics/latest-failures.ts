@@ -41,9 +41,8 @@ export async function latestFailures({
       { param: 'first', code: 'parameter_invalid', message: `first must be between 1 and ${MAX_LATEST_FAILURES}.` },
     ]);
   }
-  // No index serves `error_kind is not null`: with few failures among many attempts the walk reads the
-  // window's attempts (as perMinute already does); a partial index on (id) where error_kind is not null
-  // would make it a short read (needs a migration).
+  // webhook_attempts_failed_idx holds the failed attempts only, newest first: the walk reads failures, not the
+  // successes between them (migration 0020).
   const floor = idFloor(new Date(since.getTime() - ctx.env.WEBHOOK_TIMEOUT_MS - 60_000));
   const rows = await ctx.read.execute<{
     attempt_id: string;

@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_attempts_failed_idx" ON "webhook_attempts" USING btree ("id") WHERE "webhook_attempts"."error_kind" is not null;
