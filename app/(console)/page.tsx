@@ -6,7 +6,7 @@ import { everyMinute, hhmm } from '../_console/overview/minutes';
 import { ThroughputChart } from '../_console/overview/throughput-chart';
 import { DataTable } from '../_console/ui/data-table';
 import { apiErrors, ErrorList } from '../_console/ui/errors';
-import { formatAge, formatClock, formatPercent } from '../_console/ui/format';
+import { atLeast, formatAge, formatClock, formatPercent } from '../_console/ui/format';
 import { useUrlState } from '../_console/ui/url-state';
 import { usePoll } from '../_console/ui/use-poll';
 import { disabledColumns, failingColumns, failureColumns } from './columns';
@@ -86,8 +86,8 @@ function OverviewBody({ overview, refreshedAt }: { overview: OverviewData; refre
           </div>
           <div className="card">
             <dt>Queue depth</dt>
-            <dd className="value">{overview.pendingDeliveries}</dd>
-            <dd className="muted">deliveries pending, {overview.dueDeliveries} due now</dd>
+            <dd className="value">{atLeast(overview.pendingDeliveries, overview.backlogCountLimit)}</dd>
+            <dd className="muted">deliveries pending, {atLeast(overview.dueDeliveries, overview.backlogCountLimit)} due now</dd>
           </div>
           <div className="card">
             <dt>Oldest waiting delivery</dt>

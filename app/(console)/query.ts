@@ -9,6 +9,7 @@ export const OverviewPage = graphql(`
       successRate
       pendingDeliveries
       dueDeliveries
+      backlogCountLimit
       oldestWaitingSeconds
       perMinute {
         minute

@@ -58,6 +58,11 @@ export function formatPercent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(1)} %`;
 }
 
+/** A count the API stops at `limit`: at the limit it means at least that many ("10,000+"). */
+export function atLeast(count: number, limit: number): string {
+  return count >= limit ? `${limit.toLocaleString('en-US')}+` : String(count);
+}
+
 /** A wait as the operator reads it: "45 s", "3 min 20 s", "2 h 5 min". */
 export function formatAge(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '—';

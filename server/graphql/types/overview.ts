@@ -103,11 +103,14 @@ export class Overview {
   @Field(() => Float, { nullable: true, description: 'Succeeded attempts / attempts in the window, 0 to 1; null without attempts.' })
   successRate!: number | null;
 
-  @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry.' })
+  @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry; counted up to backlogCountLimit.' })
   pendingDeliveries!: number;
 
-  @Field(() => Int, { description: 'Pending deliveries due now (not waiting for a retry time).' })
+  @Field(() => Int, { description: 'Pending deliveries due now (not waiting for a retry time); counted up to backlogCountLimit.' })
   dueDeliveries!: number;
+
+  @Field(() => Int, { description: 'Where the backlog counts stop: a count equal to it means at least that many.' })
+  backlogCountLimit!: number;
 
   @Field(() => Int, { nullable: true, description: 'Seconds the oldest due delivery has waited; null when none is due.' })
   oldestWaitingSeconds!: number | null;
