@@ -1,2 +1,2 @@
 DROP INDEX "webhook_deliveries_pending_idx";--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_pending_idx" ON "webhook_deliveries" USING btree (coalesce("next_attempt_at", "created_at")) WHERE "webhook_deliveries"."status" = 'pending';
+CREATE INDEX "webhook_deliveries_pending_idx" ON "webhook_deliveries" USING btree (coalesce("next_attempt_at", "created_at"),"next_attempt_at","created_at") WHERE "webhook_deliveries"."status" = 'pending';

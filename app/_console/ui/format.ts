@@ -58,7 +58,7 @@ export function formatPercent(ratio: number | null | undefined): string {
   return ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toFixed(1)} %`;
 }
 
-/** A count the API stops at `limit`: at the limit it means at least that many ("10,000+"). */
+/** A count the API stops at `limit`: at the limit it means at least that many ("1,000+"). */
 export function atLeast(count: number, limit: number): string {
   return count >= limit ? `${limit.toLocaleString('en-US')}+` : String(count);
 }
