@@ -114,7 +114,6 @@ export async function searchDeliveries({
   // A delivery is succeeded only by a 2xx answer recorded as its latest attempt (record-outcomes.ts sets the status
   // and records the attempt in one statement; a redelivery makes it pending first). So any other latest status
   // class lies among the deliveries not succeeded, which webhook_deliveries_unsettled_idx holds newest first.
-  const unsettled = (f.outcome !== undefined && f.outcome !== 'succeeded') || (f.statusClass !== undefined && f.statusClass !== '2xx');
   if (!f.outcome && f.statusClass && f.statusClass !== '2xx') conditions.push(sql`${webhookDeliveries.status} <> 'succeeded'`);
   // A delivery's id is made the moment it is created: the id bounds (a second wide of the exact ones) let a
   // time range walk the primary key instead of the whole table; created_at keeps the bounds exact.
@@ -123,9 +122,18 @@ export async function searchDeliveries({
   if (f.until)
     conditions.push(lt(webhookDeliveries.createdAt, f.until), lt(webhookDeliveries.id, idFloor(new Date(f.until.getTime() + 1000))));
   if (input.after) conditions.push(lt(webhookDeliveries.id, input.after));
-  if (f.partnerId && !f.id && !f.eventId && !f.subscriptionId && ofEvent.length === 0 && !unsettled)
-    return selectPerSubscription(ctx, { ofSubscription, ofDelivery: and(...conditions) }, input.limit);
+  if (readPerSubscription(f)) return selectPerSubscription(ctx, { ofSubscription, ofDelivery: and(...conditions) }, input.limit);
   return selectDeliveries(ctx, and(...ofSubscription, ...ofEvent, ...conditions), input.limit);
+}
+
+/**
+ * Whether a partner's page is read per subscription (selectPerSubscription): unless a filter that an index serves
+ * better narrows it, one delivery, an event's, a subscription's, an order's (events_object_idx) or those not
+ * succeeded (webhook_deliveries_unsettled_idx); a condition on the event cannot go inside the per-subscription read.
+ */
+function readPerSubscription(f: DeliveryFilter): boolean {
+  const unsettled = (f.outcome !== undefined && f.outcome !== 'succeeded') || (f.statusClass !== undefined && f.statusClass !== '2xx');
+  return Boolean(f.partnerId) && !f.id && !f.eventId && !f.subscriptionId && !f.orderId && !f.externalId && !unsettled;
 }
 
 /**
