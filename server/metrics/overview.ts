@@ -47,7 +47,7 @@ const MAX_WINDOW_MINUTES = 24 * 60;
  */
 export const BACKLOG_COUNT_LIMIT = 1_000;
 /** The moment a pending delivery is due: its retry's time, else (a first attempt, or one in flight) its creation. */
-const DUE_BY = sql.raw('coalesce(next_attempt_at, created_at)');
+export const DUE_BY = sql.raw('coalesce(next_attempt_at, created_at)');
 const LIST_LIMIT = 100;
 
 const date = (v: string | Date) => (v instanceof Date ? v : new Date(v));

@@ -6,6 +6,7 @@ import { summariseSubscription, type SubscriptionSummary } from '../webhooks/sub
 import type { StatusClass } from '../webhooks/search-deliveries';
 import { attemptMinutes, countsSince, readCounted, ROLLUP_MARK } from '../history/attempt-minutes';
 import { histogramPercentile } from '../history/duration-histogram';
+import { BACKLOG_COUNT_LIMIT, DUE_BY } from './overview';
 
 export interface HealthBucket {
   start: Date;
@@ -35,6 +36,8 @@ export interface SubscriptionHealthReport {
   consecutiveFailures: number | null;
   pendingDeliveries: number;
   dueDeliveries: number;
+  /** Where the two counts above stop: a count equal to it means at least that many. */
+  backlogCountLimit: number;
   oldestPendingAt: Date | null;
 }
 
@@ -155,12 +158,16 @@ export async function subscriptionHealth({
     consecutiveFailures = streak.get(id)?.attempts ?? 0;
   }
 
-  // The subscription index narrows to its deliveries; pending ones are few next to the rest.
+  // Through webhook_deliveries_subscription_pending_idx (this subscription's pending deliveries, oldest first): the
+  // counts stop at BACKLOG_COUNT_LIMIT as the overview's do, and the oldest is the index's first entry. Counting
+  // every pending delivery of a subscription whose receiver is down grew with its backlog.
   const [backlog] = await ctx.read.execute<{ pending: number; due: number; oldest: string | null }>(sql`
-    select count(*)::int as pending,
-      count(*) filter (where next_attempt_at is null or next_attempt_at <= now())::int as due,
-      min(created_at) as oldest
-    from webhook_deliveries where subscription_id = ${id} and status = 'pending'`);
+    select
+      (select count(*) from (select 1 from webhook_deliveries where subscription_id = ${id} and status = 'pending'
+        limit ${BACKLOG_COUNT_LIMIT}) p)::int as pending,
+      (select count(*) from (select 1 from webhook_deliveries where subscription_id = ${id} and status = 'pending'
+        and ${DUE_BY} <= now() limit ${BACKLOG_COUNT_LIMIT}) d)::int as due,
+      (select min(created_at) from webhook_deliveries where subscription_id = ${id} and status = 'pending') as oldest`);
 
   const attempts = buckets.reduce((n, b) => n + b.attempts, 0);
   const succeeded = buckets.reduce((n, b) => n + b.succeeded, 0);
@@ -177,6 +184,7 @@ export async function subscriptionHealth({
     consecutiveFailures,
     pendingDeliveries: backlog?.pending ?? 0,
     dueDeliveries: backlog?.due ?? 0,
+    backlogCountLimit: BACKLOG_COUNT_LIMIT,
     oldestPendingAt: backlog?.oldest ? date(backlog.oldest) : null,
   };
 }

@@ -66,6 +66,12 @@ function statusClassCondition(cls: StatusClass): SQL {
   return sql`${latestStatus} between ${low} and ${low + 99}`;
 }
 
+/** The deliveries not succeeded that can have a latest status of `cls`, as the literals of a partial index's predicate. */
+function unsettledOf(cls: Exclude<StatusClass, '2xx'>): SQL {
+  if (cls === 'none') return sql`${webhookDeliveries.status} <> 'succeeded'`;
+  return sql`${webhookDeliveries.status} <> 'succeeded' and ${webhookDeliveries.lastAttemptAt} is not null`;
+}
+
 /**
  * Deliveries across every partner, for the console: newest first (ids are ULIDs), `first + 1` rows
  * so the caller learns whether more follow. Each row names its owner, subscription URL and order.
@@ -113,8 +119,10 @@ export async function searchDeliveries({
   if (f.statusClass) conditions.push(statusClassCondition(f.statusClass));
   // A delivery is succeeded only by a 2xx answer recorded as its latest attempt (record-outcomes.ts sets the status
   // and records the attempt in one statement; a redelivery makes it pending first). So any other latest status
-  // class lies among the deliveries not succeeded, which webhook_deliveries_unsettled_idx holds newest first.
-  if (!f.outcome && f.statusClass && f.statusClass !== '2xx') conditions.push(sql`${webhookDeliveries.status} <> 'succeeded'`);
+  // class lies among the deliveries not succeeded, which webhook_deliveries_unsettled_idx holds newest first; a class
+  // that needs an answer, among those also attempted (webhook_deliveries_answered_unsettled_idx: a backlog of new
+  // deliveries is not walked). record-outcomes.ts sets last_attempt_at in the statement that records the attempt.
+  if (!f.outcome && f.statusClass && f.statusClass !== '2xx') conditions.push(unsettledOf(f.statusClass));
   // A delivery's id is made the moment it is created: the id bounds (a second wide of the exact ones) let a
   // time range walk the primary key instead of the whole table; created_at keeps the bounds exact.
   if (f.since)

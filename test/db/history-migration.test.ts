@@ -149,6 +149,8 @@ describe('migration 0015 over a database holding history', () => {
         { indexname: string }[]
       >`select indexname from pg_indexes where tablename = 'webhook_deliveries' order by 1`;
       expect(indexes.map((i) => i.indexname)).toEqual([
+        // 0022: the console's deliveries attempted and not succeeded (status classes 3xx, 4xx, 5xx).
+        'webhook_deliveries_answered_unsettled_idx',
         'webhook_deliveries_claims_idx',
         'webhook_deliveries_event_subscription_idx',
         // 0019: the console's deliveries of one event type.
@@ -157,6 +159,8 @@ describe('migration 0015 over a database holding history', () => {
         'webhook_deliveries_pending_idx',
         'webhook_deliveries_replay_idx',
         'webhook_deliveries_subscription_idx',
+        // 0022: a subscription's pending deliveries, for its health page.
+        'webhook_deliveries_subscription_pending_idx',
         // 0016, made on the converted (partitioned) table: the console's deliveries not succeeded.
         'webhook_deliveries_unsettled_idx',
       ]);

@@ -8,6 +8,7 @@ import { createWebhook } from '@/server/webhooks/create';
 import { latestFailures } from '@/server/metrics/latest-failures';
 import { BACKLOG_COUNT_LIMIT, overview } from '@/server/metrics/overview';
 import { searchDeliveries, type DeliveryFilter } from '@/server/webhooks/search-deliveries';
+import { subscriptionHealth } from '@/server/metrics/subscription-health';
 import { startTestService, type TestService } from '../support/service';
 
 // The console's reads that show the newest rows matching a filter, when many rows of others were made since the newest
@@ -23,10 +24,13 @@ const NEWER = 20_000;
 let svc: TestService;
 let operator: Ctx<OperatorActor>;
 let small: { partnerId: string; subscriptions: string[] };
+/** The subscription with a backlog past BACKLOG_COUNT_LIMIT (the overview's backlog test makes it). */
+let backlogHook: string;
+const BACKLOG = BACKLOG_COUNT_LIMIT + 2000;
 
 /**
  * A partner with `hooks` subscriptions, and `count` events of `type` each delivered to one of them in turn, ending
- * `endMs`, each with an attempt (answered 500 if `failing`, else 200).
+ * `endMs`, each with an attempt (answered 500 and failed if `failing`, else 200 and succeeded).
  */
 async function partnerWithDeliveries(name: string, hooks: number, count: number, endMs: number, type: string, failing: boolean) {
   const partner = await createPartner({ ctx: operator, input: { name } });
@@ -61,8 +65,9 @@ async function partnerWithDeliveries(name: string, hooks: number, count: number,
         event_id: r.event,
         subscription_id: r.subscription,
         event_type: type,
-        status: 'succeeded',
+        status: failing ? 'failed' : 'succeeded',
         attempts: 1,
+        last_attempt_at: iso(r.at + 1),
         created_at: iso(r.at + 1),
         updated_at: iso(r.at + 1),
       })),
@@ -173,12 +178,13 @@ describe("a partner's deliveries page, with many newer deliveries of another par
   it("the overview's backlog: counts that stop at their limit, and the oldest due delivery read first", async () => {
     // A backlog past the limit, of a partner's whose receiver is down: half due (the oldest an hour ago), half
     // waiting for retries in the next hour.
-    const backlog = BACKLOG_COUNT_LIMIT + 2000;
+    const backlog = BACKLOG;
     const now = Date.now();
     const hook = await createWebhook({
       ctx: actingFor(operator, { partnerId: small.partnerId, environment: 'sandbox' }),
       input: { url: 'https://hooks.example.com/backlog' },
     });
+    backlogHook = hook.id;
     const rows = Array.from({ length: backlog }, (_, i) => ({
       id: ulid(now - 7_200_000 + i),
       event_id: ulid(now - 7_200_000 + i),
@@ -209,5 +215,66 @@ describe("a partner's deliveries page, with many newer deliveries of another par
     // 1,500 + 1,500 before). Rows read besides: on a table this small, where a third of the rows are pending, the
     // planner rightly counts them by a scan of the week; where pending ones are few it takes the index.
     expect(rowsMatched).toBeLessThanOrEqual(2 * BACKLOG_COUNT_LIMIT + 10);
+  });
+
+  it("a subscription's health with that backlog: counts that stop at the limit, its oldest pending read first", async () => {
+    const { answer, rowsRead, rowsMatched } = await answerAndRowsRead(
+      'webhook_deliveries',
+      (ctx) => subscriptionHealth({ ctx, input: { id: backlogHook, windowHours: 24 } }),
+      (query) => query.includes("status = 'pending'"),
+    );
+    console.log(
+      `[subscription backlog] ${BACKLOG.toLocaleString('en-US')} pending: counted ${answer.pendingDeliveries}, ` +
+        `${answer.dueDeliveries} due, the oldest made ${answer.oldestPendingAt?.toISOString()}; ${rowsMatched} delivery rows matched, ${rowsRead} read`,
+    );
+    expect(answer.backlogCountLimit).toBe(BACKLOG_COUNT_LIMIT);
+    expect(answer.pendingDeliveries).toBe(BACKLOG_COUNT_LIMIT);
+    expect(answer.dueDeliveries).toBe(Math.min(BACKLOG / 2, BACKLOG_COUNT_LIMIT));
+    expect(Math.abs(answer.oldestPendingAt!.getTime() - (Date.now() - 7_200_000))).toBeLessThan(60_000);
+    // Up to the limit for the pending count, the subscription's entries up to the limit's due ones (every other one
+    // is due), one for the oldest: 3,000 + 3,000 + 3,000 before, the whole backlog for each.
+    expect(rowsRead).toBeLessThanOrEqual(BACKLOG_COUNT_LIMIT + 2 * BACKLOG_COUNT_LIMIT + 10);
+  });
+});
+
+describe('the deliveries page filtered to a status class, beside a backlog of deliveries not attempted yet', () => {
+  it('reads the deliveries attempted and not succeeded, not the newer backlog', async () => {
+    // The engine behind a burst: 5,000 deliveries of the busy partner's, newer than every other, none attempted.
+    const now = Date.now();
+    const [hook] = await svc.rt.sql<
+      { id: string; partner_id: string }[]
+    >`select id, partner_id from webhook_subscriptions where url like '%/0' and partner_id <> ${small.partnerId} limit 1`;
+    const rows = Array.from({ length: 5000 }, (_, i) => ({
+      id: ulid(now - 5000 + i),
+      event_id: ulid(now - 5000 + i),
+      subscription_id: hook!.id,
+      event_type: 'order.created',
+      status: 'pending',
+      attempts: 0,
+      created_at: new Date(now - 5000 + i).toISOString(),
+      updated_at: new Date(now - 5000 + i).toISOString(),
+    }));
+    await svc.rt.sql`insert into events ${svc.rt.sql(
+      rows.map((r) => ({
+        id: r.event_id,
+        partner_id: hook!.partner_id,
+        environment: 'sandbox',
+        type: r.event_type,
+        object_id: `ord_${r.event_id}`,
+        envelope: '{}',
+        created_at: r.created_at,
+      })),
+    )}`;
+    await svc.rt.sql`insert into webhook_deliveries ${svc.rt.sql(rows)}`;
+    await svc.rt.sql`analyze events, webhook_deliveries`;
+    const { page, rowsRead } = await pageAndRowsRead({ statusClass: '5xx' });
+    console.log(`[status 5xx page] 5,000 newer deliveries not attempted: the page read ${rowsRead} delivery rows`);
+    expect(page).toHaveLength(PAGE + 1);
+    expect(page.every((d) => d.partnerId === small.partnerId && d.outcome === 'failed')).toBe(true);
+    expect(rowsRead).toBeLessThanOrEqual(PAGE + 1);
+    // `none` still finds the deliveries never attempted.
+    const none = await pageAndRowsRead({ statusClass: 'none' });
+    expect(none.page).toHaveLength(PAGE + 1);
+    expect(none.page.every((d) => d.attemptCount === 0 && d.outcome === 'pending')).toBe(true);
   });
 });

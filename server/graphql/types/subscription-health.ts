@@ -69,11 +69,14 @@ export class SubscriptionHealthReport {
   @Field(() => Int, { nullable: true, description: 'Attempts failed since the subscription started failing; null when not failing.' })
   consecutiveFailures!: number | null;
 
-  @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry.' })
+  @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry; counted up to backlogCountLimit.' })
   pendingDeliveries!: number;
 
-  @Field(() => Int, { description: 'Pending deliveries due now (not waiting for a retry time).' })
+  @Field(() => Int, { description: 'Pending deliveries due now (not waiting for a retry time); counted up to backlogCountLimit.' })
   dueDeliveries!: number;
+
+  @Field(() => Int, { description: 'Where the backlog counts stop: a count equal to it means at least that many.' })
+  backlogCountLimit!: number;
 
   @Field(() => Date, { nullable: true, description: 'When the oldest pending delivery was made; null when none is pending.' })
   oldestPendingAt!: Date | null;

@@ -8,7 +8,7 @@ import { graphql } from '../../../_console/graphql';
 import { apiErrors, ErrorList, errorFor } from '../../../_console/ui/errors';
 import { Field } from '../../../_console/ui/field';
 import { UrlText } from '../../../_console/ui/cells';
-import { formatPercent, formatTime } from '../../../_console/ui/format';
+import { atLeast, formatPercent, formatTime } from '../../../_console/ui/format';
 import { useUrlState } from '../../../_console/ui/url-state';
 import { usePoll } from '../../../_console/ui/use-poll';
 import { useMay } from '../../../_console/viewer';
@@ -51,6 +51,7 @@ const SubscriptionHealthPage = graphql(`
       consecutiveFailures
       pendingDeliveries
       dueDeliveries
+      backlogCountLimit
       oldestPendingAt
     }
   }
@@ -142,10 +143,11 @@ export default function SubscriptionHealth() {
               <small className="muted"> {sub.failingSince ? `failing since ${formatTime(sub.failingSince)}` : 'not failing'}</small>
             </Card>
             <Card label="Backlog (deliveries pending)">
-              {health.pendingDeliveries}
+              {atLeast(health.pendingDeliveries, health.backlogCountLimit)}
               <small className="muted">
                 {' '}
-                {health.dueDeliveries} due now{health.oldestPendingAt ? `; oldest made ${formatTime(health.oldestPendingAt)}` : ''}
+                {atLeast(health.dueDeliveries, health.backlogCountLimit)} due now
+                {health.oldestPendingAt ? `; oldest made ${formatTime(health.oldestPendingAt)}` : ''}
               </small>
             </Card>
           </div>

@@ -1,0 +1,2 @@
+CREATE INDEX "webhook_deliveries_subscription_pending_idx" ON "webhook_deliveries" USING btree ("subscription_id","created_at","next_attempt_at") WHERE "webhook_deliveries"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_answered_unsettled_idx" ON "webhook_deliveries" USING btree ("id") WHERE "webhook_deliveries"."status" <> 'succeeded' and "webhook_deliveries"."last_attempt_at" is not null;
