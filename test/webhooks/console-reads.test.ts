@@ -211,10 +211,14 @@ describe("a partner's deliveries page, with many newer deliveries of another par
     expect(answer.pendingDeliveries).toBe(BACKLOG_COUNT_LIMIT);
     expect(answer.dueDeliveries).toBe(Math.min(backlog / 2, BACKLOG_COUNT_LIMIT));
     expect(Math.abs(answer.oldestWaitingSeconds! - 3600)).toBeLessThanOrEqual(5);
-    // The two counts take up to the limit each, the oldest one entry: not the backlog three times over (3,000 +
-    // 1,500 + 1,500 before). Rows read besides: on a table this small, where a third of the rows are pending, the
-    // planner rightly counts them by a scan of the week; where pending ones are few it takes the index.
-    expect(rowsMatched).toBeLessThanOrEqual(2 * BACKLOG_COUNT_LIMIT + 10);
+    // The pending count takes up to the limit, the due count at most the due ones, the oldest one entry: not the
+    // backlog three times over (3,000 + 1,500 + 1,500 before), and not the other 20,120 deliveries a scan of the week
+    // read for them (22,121 read before the counts were ordered by the index's key; at 10,000,000 attempts beside
+    // the bench's other scenarios that scan made the overview p50 693 ms).
+    expect(rowsMatched).toBeLessThanOrEqual(BACKLOG_COUNT_LIMIT + backlog / 2 + 10);
+    // Never a delivery not pending: on a table this small the planner may take every due one (a bitmap of the
+    // index and a sort) rather than the first 1,000 in the index's order, but no other row.
+    expect(rowsRead).toBeLessThanOrEqual(BACKLOG_COUNT_LIMIT + backlog / 2 + 10);
   });
 
   it("a subscription's health with that backlog: counts that stop at the limit, its oldest pending read first", async () => {
