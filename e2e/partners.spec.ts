@@ -172,6 +172,8 @@ test('a subscription made by REST opens from its partner page to its health, whi
     await expect(page.getByRole('table', { name: 'Response status classes' })).toContainText('No HTTP answer', { timeout: 1000 });
   }).toPass({ timeout: 30_000 });
   await expect(page.getByRole('group', { name: 'Health at a glance' })).toContainText('Backlog');
+  // The retrying delivery is this subscription's backlog: counted (up to backlogCountLimit, shown "1,000+" past it).
+  await expect(page.locator('.card').filter({ hasText: 'Backlog (deliveries pending)' })).toContainText(/1\s*\d+ due now/);
   await page.getByRole('combobox', { name: 'Window', exact: true }).selectOption('6');
   await expect(page).toHaveURL(/hours=6/);
   // About 48 intervals per window: 8 minutes each over 6 hours; from 48 hours on, whole hours (read from the hourly rollup).
