@@ -69,10 +69,9 @@ export async function overview({ ctx, input }: { ctx: Ctx<OperatorActor>; input:
   const perMinute = await outcomesPerMinute(ctx, since);
   // Through webhook_deliveries_pending_idx (pending rows only, keyed by the moment each is due: its retry's time, else
   // its creation, so due means due by then); due includes attempts in flight. The counts stop at BACKLOG_COUNT_LIMIT,
-  // and the oldest due is the index's first entry.
-  // Each count is ordered by the index's key: a bare `limit` let the planner, seeing many pending rows, expect to find
-  // its 1,000 early in a sequential scan, and the weeks came oldest first with none pending (22,121 rows read for
-  // 2,001 in the test; the overview p50 693 ms at 10,000,000 attempts beside the bench's other scenarios' backlog).
+  // and the oldest due is the index's first entry. Each count is ordered by the index's key: with a bare `limit` a
+  // planner that saw many pending rows expected its 1,000 early in a sequential scan of the weeks (22,121 rows read
+  // for 2,001 in test/webhooks/console-reads.test.ts).
   const [queue] = await ctx.read.execute<{ pending: number; due: number; oldest: number | null }>(sql`
     select
       (select count(*) from (select 1 from webhook_deliveries where status = 'pending' order by ${DUE_BY}
