@@ -4,7 +4,7 @@ import type { Ctx, OperatorActor } from '../context';
 import { NotFoundError, ValidationError } from '../errors';
 import { summariseSubscription, type SubscriptionSummary } from '../webhooks/subscription-summary';
 import type { StatusClass } from '../webhooks/search-deliveries';
-import { attemptMinutes, countsSince, readCounted, ROLLUP_MARK } from '../history/attempt-minutes';
+import { attemptMinutes, readCounted, ROLLUP_MARK } from '../history/attempt-minutes';
 import { histogramPercentile } from '../history/duration-histogram';
 import { BACKLOG_COUNT_LIMIT, DUE_BY } from './overview';
 
@@ -32,7 +32,7 @@ export interface SubscriptionHealthReport {
   succeeded: number;
   successRate: number | null;
   statusClasses: StatusClassCount[];
-  /** Attempts failed since failingSince; null when not failing. */
+  /** Failures recorded in the open streak (as the overview and the failure notices count them); null when not failing. */
   consecutiveFailures: number | null;
   pendingDeliveries: number;
   dueDeliveries: number;
@@ -151,12 +151,8 @@ export async function subscriptionHealth({
     attempts: counted.classes[c]!,
   }));
 
-  // Counted as the overview counts a failing endpoint's streak: every attempt since failing_since.
-  let consecutiveFailures: number | null = null;
-  if (row.failingSince) {
-    const streak = await countsSince(ctx, [{ subscriptionId: id, since: row.failingSince }]);
-    consecutiveFailures = streak.get(id)?.attempts ?? 0;
-  }
+  // The count the engine keeps on the row, as the overview reads it (server/metrics/overview.ts failingSubscriptions).
+  const consecutiveFailures = row.failingSince ? row.streakFailures : null;
 
   // Through webhook_deliveries_subscription_pending_idx (this subscription's pending deliveries, oldest first): the
   // counts stop at BACKLOG_COUNT_LIMIT as the overview's do, and the oldest is the index's first entry. Counting

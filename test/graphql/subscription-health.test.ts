@@ -77,7 +77,9 @@ describe('subscriptionHealth', () => {
     await svc.rt
       .sql`update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where subscription_id = ${hook.id} and status = 'pending'`;
     await record(hook.id, partner.id, [{ at: halfHourAgo, status: 503, ms: 7 }], 'pending');
-    await svc.rt.sql`update webhook_subscriptions set failing_since = ${halfHourAgo.toISOString()}::timestamptz where id = ${hook.id}`;
+    // The streak as the engine keeps it on the row (test/graphql/deliveries.test.ts records real failures).
+    await svc.rt
+      .sql`update webhook_subscriptions set failing_since = ${halfHourAgo.toISOString()}::timestamptz, streak_failures = 4 where id = ${hook.id}`;
 
     const { subscriptionHealth: h } = await gqlData(support, HEALTH, { id: hook.id, windowHours: 24 });
     expect(h.subscription).toMatchObject({ id: hook.id, url: 'https://hooks.example.com/health', status: 'enabled' });
@@ -96,7 +98,7 @@ describe('subscriptionHealth', () => {
       { statusClass: 'S5XX', attempts: 3 },
       { statusClass: 'NONE', attempts: 1 },
     ]);
-    // The 500, the timeout and the two 503s started at failing_since or later.
+    // The 500, the timeout and the two 503s: the failures since failing_since.
     expect(h.consecutiveFailures).toBe(4);
     expect(h.pendingDeliveries).toBe(2);
     expect(h.dueDeliveries).toBe(1);

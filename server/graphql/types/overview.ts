@@ -37,7 +37,10 @@ export class SubscriptionHealth {
   @Field(() => Date, { nullable: true, description: 'First failure since the last success.' })
   failingSince!: Date | null;
 
-  @Field(() => Int, { nullable: true, description: 'Attempts failed since failingSince; null when not failing.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Failures recorded since failingSince, the count the failure notices give; null when not failing.',
+  })
   consecutiveFailures!: number | null;
 }
 

@@ -66,7 +66,10 @@ export class SubscriptionHealthReport {
   @Field(() => [StatusClassCount], { description: 'Attempts in the window by response status class.' })
   statusClasses!: StatusClassCount[];
 
-  @Field(() => Int, { nullable: true, description: 'Attempts failed since the subscription started failing; null when not failing.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Failures recorded since failingSince, the count the failure notices give; null when not failing.',
+  })
   consecutiveFailures!: number | null;
 
   @Field(() => Int, { description: 'Deliveries pending: on their way, due, or waiting for a retry; counted up to backlogCountLimit.' })
