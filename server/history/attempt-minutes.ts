@@ -17,6 +17,17 @@ import { attemptIdFloor } from '../ids';
 // attempt is recorded, never more than a minute before it started (server/ids.ts attemptIdFloor), which bounds the
 // head's and the tail's id ranges from below.
 
+/**
+ * Where a window of the last `ms` starts: the whole minute at or before now - ms, so its first minute comes whole from
+ * the rollup. A window starting inside a minute reads that minute from webhook_attempts for every subscription (the
+ * rollup counts whole minutes and attempts carry no subscription), each attempt probed for its delivery in every week:
+ * whatever the whole system did in the minute a day ago, every console request paid for it (46,632 attempts in a
+ * replay's minute cost a streak count 1,160 ms, issue 29).
+ */
+export function windowStart(ms: number, now = Date.now()): Date {
+  return new Date(Math.floor((now - ms) / 60_000) * 60_000);
+}
+
 /** The minute a moment falls in, whatever the session's time zone. */
 export function minuteOf(at: SQL): SQL {
   return sql`date_bin('1 minute'::interval, ${at}, '2000-01-01T00:00:00Z'::timestamptz)`;

@@ -4,7 +4,7 @@ import type { Ctx, OperatorActor } from '../context';
 import { NotFoundError, ValidationError } from '../errors';
 import { summariseSubscription, type SubscriptionSummary } from '../webhooks/subscription-summary';
 import type { StatusClass } from '../webhooks/search-deliveries';
-import { attemptMinutes, readCounted, ROLLUP_MARK } from '../history/attempt-minutes';
+import { attemptMinutes, readCounted, ROLLUP_MARK, windowStart } from '../history/attempt-minutes';
 import { histogramPercentile } from '../history/duration-histogram';
 import { BACKLOG_COUNT_LIMIT, DUE_BY } from './overview';
 
@@ -100,7 +100,7 @@ export async function subscriptionHealth({
     .where(and(eq(webhookSubscriptions.id, id), isNull(webhookSubscriptions.deletedAt)));
   if (!row) throw new NotFoundError('webhook subscription', id);
 
-  const since = new Date(Date.now() - windowHours * 3600_000);
+  const since = windowStart(windowHours * 3600_000);
   const { bucketMinutes, origin, grain } = bucketsOf(since, windowHours);
   // One statement, so the buckets, their durations and the status classes are counted from one snapshot. Closed
   // minutes come from the rollup, the rest from webhook_attempts (server/history/attempt-minutes.ts): flat in the

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context';
-import { countsSince } from '../history/attempt-minutes';
+import { countsSince, windowStart } from '../history/attempt-minutes';
 
 export interface SuccessRate {
   /** Attempts started in the window (scheduled, manual and replayed alike). */
@@ -22,7 +22,7 @@ export async function webhookSuccessRates({
   ctx: Ctx;
   input: { subscriptionIds: readonly string[]; hours: number };
 }): Promise<Map<string, SuccessRate>> {
-  const since = new Date(Date.now() - input.hours * 3600_000);
+  const since = windowStart(input.hours * 3600_000);
   const counts = await countsSince(
     ctx,
     [...new Set(input.subscriptionIds)].map((subscriptionId) => ({ subscriptionId, since })),

@@ -58,7 +58,8 @@ describe('subscriptionHealth', () => {
       ctx: actingFor(ctx, { partnerId: partner.id, environment: 'sandbox' }),
       input: { url: 'https://hooks.example.com/health' },
     });
-    const hourAgo = new Date(Date.now() - 3600_000);
+    // Past a one-hour window, which starts at the whole minute at or before an hour ago.
+    const hourAgo = new Date(Date.now() - 3600_000 - 60_000);
     const halfHourAgo = new Date(Date.now() - 1800_000);
     await record(hook.id, partner.id, [
       { at: hourAgo, status: 200, ms: 10 },

@@ -325,15 +325,17 @@ async function expectQueriesExact(): Promise<void> {
   for (const { subscriptionId, since } of own)
     expect(streaks.get(subscriptionId)?.attempts ?? 0).toBe(rawSince(since.getTime(), subscriptionId).attempts);
 
-  // The verbs, over their own windows (ending now).
+  // The verbs, over their own windows (ending now), each starting on a whole minute: no head to read.
   const operator = cliContext(svc.rt, 'test');
   const o = await overview({ ctx: operator, input: { windowMinutes: 60 } });
+  expect(o.since.getTime() % MINUTE).toBe(0);
   const inOverview = rawSince(o.since.getTime());
   expect({ attempts: o.attempts, succeeded: o.perMinute.reduce((n, m) => n + m.succeeded, 0) }).toEqual({
     attempts: inOverview.attempts,
     succeeded: inOverview.succeeded,
   });
   const rates = await webhookSuccessRates({ ctx, input: { subscriptionIds: subscriptions, hours: 1 } });
+  expect(rates.get(subscriptions[0]!)!.since.getTime() % MINUTE).toBe(0);
   for (const s of subscriptions) {
     const raw = rawSince(rates.get(s)!.since.getTime(), s);
     expect({ attempts: rates.get(s)!.attempts, succeeded: rates.get(s)!.succeeded }).toEqual({
@@ -345,6 +347,7 @@ async function expectQueriesExact(): Promise<void> {
   // hours from the hour the window starts in), each bucket against the attempts it spans.
   for (const windowHours of [1, 168]) {
     const health = await subscriptionHealth({ ctx: operator, input: { id: subscriptions[0]!, windowHours } });
+    expect(health.since.getTime() % MINUTE).toBe(0);
     const inHealth = rawSince(health.since.getTime(), subscriptions[0]);
     expect({ attempts: health.attempts, succeeded: health.succeeded }).toEqual({
       attempts: inHealth.attempts,

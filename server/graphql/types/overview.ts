@@ -94,7 +94,9 @@ export class Overview {
   @Field(() => Int)
   windowMinutes!: number;
 
-  @Field(() => Date)
+  @Field(() => Date, {
+    description: "The window's start: the whole minute at or before now minus the window (the rollup counts whole minutes).",
+  })
   since!: Date;
 
   @Field(() => [DeliveryMinute], { description: 'Minutes with attempts, oldest first.' })

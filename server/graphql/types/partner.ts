@@ -321,6 +321,8 @@ export class DeliverySuccessRate {
   @Field(() => Float, { nullable: true, description: 'succeeded / attempts; null without attempts.' })
   ratio!: number | null;
 
-  @Field(() => Date)
+  @Field(() => Date, {
+    description: "The window's start: the whole minute at or before now minus the window (the rollup counts whole minutes).",
+  })
   since!: Date;
 }

@@ -45,7 +45,9 @@ export class SubscriptionHealthReport {
   @Field(() => Int)
   windowHours!: number;
 
-  @Field(() => Date)
+  @Field(() => Date, {
+    description: "The window's start: the whole minute at or before now minus the window (the rollup counts whole minutes).",
+  })
   since!: Date;
 
   @Field(() => Int, { description: 'The length of each bucket (about 48 per window; whole hours from a 48-hour window on).' })
