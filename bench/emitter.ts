@@ -12,7 +12,7 @@ import { benchEnv, type BenchPartner } from './partner';
 export async function startEmitter(databaseUrl: string, partner: BenchPartner) {
   const env = benchEnv(databaseUrl, { DB_POOL_MAX: '4' });
   const log = createLogger(env.LOG_LEVEL);
-  const boss: PgBoss = await startBoss({ databaseUrl, log, schedule: false });
+  const boss: PgBoss = await startBoss({ databaseUrl, log, supervise: false });
   const rt = createRuntime({ env, databaseUrl, log, boss });
   const ctx = cliContext(rt, 'bench');
   /** Commits `count` order.created events in one transaction; returns their ids and the commit time. */

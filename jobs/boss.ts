@@ -4,8 +4,8 @@ import type { Logger } from '@/server/logger';
 export interface BossOptions {
   databaseUrl: string;
   log: Logger;
-  /** Workers and the cron scheduler run only in processes that do jobs. */
-  schedule: boolean;
+  /** pg-boss's maintenance (expiring, archiving) runs only in processes that work jobs. */
+  supervise: boolean;
 }
 
 /** How often worker processes look for expired jobs (their worker died) and retry them. */
@@ -20,7 +20,7 @@ export const ARCHIVE_COMPLETED_AFTER_SECONDS = 300;
 export const ARCHIVE_FAILED_AFTER_SECONDS = 86_400;
 export const DELETE_ARCHIVED_AFTER_SECONDS = 3600;
 
-export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Promise<PgBoss> {
+export async function startBoss({ databaseUrl, log, supervise }: BossOptions): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: 'pgboss',
@@ -32,8 +32,9 @@ export async function startBoss({ databaseUrl, log, schedule }: BossOptions): Pr
     archiveFailedAfterSeconds: ARCHIVE_FAILED_AFTER_SECONDS,
     deleteAfterSeconds: DELETE_ARCHIVED_AFTER_SECONDS,
     application_name: 'partner-delivery-jobs',
-    schedule,
-    supervise: schedule,
+    // Our schedules are sent by jobs/schedules.ts: pg-boss's cron monitor stalled the process every 30 s.
+    schedule: false,
+    supervise,
   });
   // pg-boss reports a lost database here and recovers by itself; never let it crash the process.
   boss.on('error', (err) => log.warn({ err: err.message }, 'job queue error'));

@@ -13,8 +13,8 @@ export type QueueSettings = Omit<PgBoss.Queue, 'name' | 'expireInSeconds' | 'ret
 export interface JobDefinition<Q extends Queue = Queue> {
   queue: Q;
   settings: QueueSettings;
-  /** Cron expression: the job is also scheduled, once for the whole cluster. */
-  schedule?: string;
+  /** The job is also sent every this many minutes, once for the whole cluster (jobs/schedules.ts). */
+  everyMinutes?: number;
   work?: PgBoss.WorkOptions;
   /** How many fetch loops this process runs for the queue (default 1). */
   loops?: number;

@@ -11,7 +11,7 @@ import { defineJob, jobContext } from './definition';
 
 export const purgeExpiredJob = defineJob({
   queue: PURGE_EXPIRED,
-  schedule: '*/15 * * * *',
+  everyMinutes: 15,
   settings: { policy: 'singleton', retryLimit: 2, expireInSeconds: 40 },
   async handle(_data, deps) {
     const keys = await purgeExpiredIdempotencyKeys(deps.db);
@@ -54,7 +54,7 @@ const ROLLUP_BUDGET_MS = 25_000;
 // then counts only what is left (the watermark row's lock), so nothing is counted twice.
 export const rollupAttemptsJob = defineJob({
   queue: ROLLUP_ATTEMPTS,
-  schedule: '* * * * *',
+  everyMinutes: 1,
   settings: { policy: 'singleton', retryLimit: 2, expireInSeconds: 40 },
   async handle(_data, deps) {
     const pass = await rollUpAttempts({ ctx: jobContext(deps, ROLLUP_ATTEMPTS.name), input: { budgetMs: ROLLUP_BUDGET_MS } });

@@ -8,7 +8,7 @@ import { defineJob, jobContext } from './definition';
 // stage is claimed by its row, so it is announced once.
 export const noticesJob = defineJob({
   queue: NOTICES,
-  schedule: '* * * * *',
+  everyMinutes: 1,
   settings: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 40 },
   async handle(data, deps) {
     const announced = await advanceNotices({

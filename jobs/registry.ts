@@ -9,7 +9,7 @@ import { replayPageJob } from './replays';
 import { sandboxTimeoutJob, scenarioStepJob } from './sandbox';
 import { deliverJob, fanOutJob } from './webhooks';
 
-// How every queue of server/outbox/queues.ts is worked: this list drives queue creation, schedules
+// How every queue of server/outbox/queues.ts is worked: this list drives queue creation, schedules (jobs/schedules.ts)
 // and work() registration. A queue missing here gets no table, and enqueueing to it fails.
 export const jobDefinitions: readonly JobDefinition[] = [
   fanOutJob,
@@ -36,7 +36,11 @@ export function deadWorkerBoundSeconds(def: JobDefinition): number {
   );
 }
 
-/** Creates every queue (pg-boss 10 silently drops sends to a missing queue) and the schedules. */
+/**
+ * Creates every queue (pg-boss 10 silently drops sends to a missing queue), and removes pg-boss cron schedules an
+ * earlier release made for them: jobs/schedules.ts sends those jobs now, and a process of that release still running
+ * would otherwise go on sending them as well.
+ */
 export async function createQueues(boss: PgBoss): Promise<void> {
   for (const def of jobDefinitions) {
     if (deadWorkerBoundSeconds(def) > DEAD_WORKER_BOUND_SECONDS || def.settings.retryLimit < 1) {
@@ -48,7 +52,7 @@ export async function createQueues(boss: PgBoss): Promise<void> {
     // createQueue leaves an existing queue as it was: a database from an earlier release keeps its
     // settings (pg-boss's 15-minute expiry) unless they are written again.
     await boss.updateQueue(def.queue.name, { name: def.queue.name, ...def.settings });
-    if (def.schedule) await boss.schedule(def.queue.name, def.schedule, {});
+    if (def.everyMinutes) await boss.unschedule(def.queue.name);
   }
   await vacuumQueuesSooner(boss);
 }

@@ -18,7 +18,7 @@ export const scenarioStepJob = defineJob({
 
 export const sandboxTimeoutJob = defineJob({
   queue: SANDBOX_TIMEOUT_SWEEP,
-  schedule: '* * * * *',
+  everyMinutes: 1,
   settings: { policy: 'singleton', retryLimit: 1, expireInSeconds: 40 },
   async handle(_data, deps) {
     const cancelled = await cancelStaleSandboxOrders({ ctx: jobContext(deps, SANDBOX_TIMEOUT_SWEEP.name) });

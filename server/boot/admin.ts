@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     if (commandNeeds(command, 'needsJobQueue', input)) {
       // Loaded only here: the other commands need neither pg-boss nor the job definitions.
       const [{ startBoss }, { createQueues }] = await Promise.all([import('@/jobs/boss'), import('@/jobs/registry')]);
-      boss = await startBoss({ databaseUrl: db.url, log, schedule: false });
+      boss = await startBoss({ databaseUrl: db.url, log, supervise: false });
       const started = boss;
       cleanups.push(() => started.stop({ graceful: true, timeout: 5000, wait: true }));
       await createQueues(boss);

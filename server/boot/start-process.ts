@@ -6,7 +6,8 @@ import type { QueryObserver } from '@/db/client';
 import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
-import { createQueues, registerWorkers } from '@/jobs/registry';
+import { createQueues, jobDefinitions, registerWorkers } from '@/jobs/registry';
+import { startSchedules } from '@/jobs/schedules';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
 import { loadSecretBox } from '@/server/crypto/encryption-key';
@@ -80,7 +81,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   const db = await openDatabase(env, log);
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
-  const boss = await startBoss({ databaseUrl: db.url, log, schedule: roles.workers });
+  const boss = await startBoss({ databaseUrl: db.url, log, supervise: roles.workers });
   await createQueues(boss);
   // Its own small pool of one: a scrape never waits behind the request or delivery traffic.
   const metricsSql = postgres(db.url, { max: 1, onnotice: () => {} });
@@ -109,6 +110,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
 
   let unlisten: (() => Promise<void>) | undefined;
   let stopStatistics: (() => void) | undefined;
+  let stopSchedules: (() => void) | undefined;
   let engine: DeliveryEngine | undefined;
   let workerIds: Map<string, string[]> | undefined;
   if (roles.workers) {
@@ -116,6 +118,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     workerIds = await registerWorkers(boss, rt);
     unlisten = await wakeWorkersOnNotify(rt, boss, workerIds);
     stopStatistics = keepQueueStatisticsFresh(rt);
+    stopSchedules = startSchedules(boss, jobDefinitions, log);
   }
 
   let httpDrain: HttpDrain | undefined;
@@ -189,6 +192,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       // After the server closed: the last requests' counts are in.
       await stopCounting?.();
       stopStatistics?.();
+      stopSchedules?.();
       stopProbing?.();
       await rt.jobs.wakesSent();
       await boss.stop({ graceful: true, timeout: 1000, wait: true }).catch(() => {});

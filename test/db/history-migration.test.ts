@@ -108,7 +108,7 @@ beforeAll(async () => {
   const check = postgres(url, { max: 1, onnotice: () => {} });
   Object.assign(after, await digest(check));
   await check.end();
-  const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), schedule: false });
+  const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), supervise: false });
   await boss.stop({ graceful: false, wait: true });
   receiver = await startReceiver();
   svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, { databaseUrl: url });

@@ -72,7 +72,7 @@ beforeAll(async () => {
   await sql.end();
 
   await runMigrations(url);
-  const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), schedule: false });
+  const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), supervise: false });
   await boss.stop({ graceful: false, wait: true });
   svc = await startTestService({ WORKERS: 'off', CREDENTIAL_CACHE_TTL_MS: '0' }, { databaseUrl: url });
 });

@@ -39,7 +39,7 @@ async function jobState(id: string): Promise<string | undefined> {
 
 /** Takes the one queued job of `queue` as a worker would, and dies holding it: the job stays active. */
 async function takeAndDie(queue: string, id: string): Promise<number> {
-  const dead: PgBoss = await startBoss({ databaseUrl: svc.databaseUrl, log: createLogger('silent'), schedule: false });
+  const dead: PgBoss = await startBoss({ databaseUrl: svc.databaseUrl, log: createLogger('silent'), supervise: false });
   const jobs = await dead.fetch(queue);
   expect(jobs?.map((j) => j.id)).toEqual([id]);
   const heldAt = Date.now();

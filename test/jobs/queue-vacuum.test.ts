@@ -12,7 +12,7 @@ describe("the queues' partitions", () => {
   it('are each vacuumed at 5 % dead once the queues are created, and asking again changes nothing', async () => {
     const url = await createTestDatabase();
     const sql = postgres(url, { max: 1, onnotice: () => {} });
-    const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), schedule: false });
+    const boss = await startBoss({ databaseUrl: url, log: createLogger('silent'), supervise: false });
     try {
       await createQueues(boss);
       const options = () => sql<{ queue: string; reloptions: string[] | null }[]>`

@@ -43,7 +43,7 @@ export default async function setup(project: TestProject) {
   await admin.unsafe(`create database "${template}"`);
   const templateUrl = withDatabase(adminUrl, template);
   await runMigrations(templateUrl);
-  const boss = await startBoss({ databaseUrl: templateUrl, log: createLogger('silent'), schedule: false });
+  const boss = await startBoss({ databaseUrl: templateUrl, log: createLogger('silent'), supervise: false });
   await boss.stop({ graceful: false, wait: true });
 
   // Webhook receivers in tests are real HTTPS servers whose certificates this CA signs; the service
