@@ -32,7 +32,7 @@ export async function startBoss({ databaseUrl, log, supervise }: BossOptions): P
     archiveFailedAfterSeconds: ARCHIVE_FAILED_AFTER_SECONDS,
     deleteAfterSeconds: DELETE_ARCHIVED_AFTER_SECONDS,
     application_name: 'partner-delivery-jobs',
-    // Our schedules are sent by jobs/schedules.ts: pg-boss's cron monitor stalled the process every 30 s.
+    // Our schedules are sent by jobs/schedules.ts (why: there).
     schedule: false,
     supervise,
   });
