@@ -111,7 +111,6 @@ describe('sandbox timeout', () => {
     await sandboxTimeoutJob.handle({}, svc.rt);
     expect(await getOrder(old.id)).toMatchObject({ status: 'cancelled', cancellation: { reason: 'sandbox_timeout', source: 'system' } });
     expect(await eventTypes(old.id)).toEqual(['order.created', 'order.cancelled']);
-
   });
 });
 
