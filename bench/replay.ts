@@ -5,6 +5,7 @@ import { ensureLocalCa } from '@/server/boot/local-ca';
 import { startEmitter, type BenchEmitter } from './emitter';
 import { median, percentile } from './load';
 import { processTreeCpuMs } from './cpu';
+import { quantileBetween, scrapeMetrics } from './service-probes';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startReceiver, type BenchReceiver } from './receiver';
@@ -247,6 +248,10 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     return { service: now.service - from.service, postgres: now.postgres - from.postgres, bench: now.bench - from.bench };
   };
   const aloneCpuFrom = cpuAt();
+  // The service's delivery lag histogram (a live delivery made by fan-out → its attempt started): where a live event
+  // waits inside the engine, apart from its way there and the receiver's side.
+  const lagAt = async () => (await scrapeMetrics(service.url)).lagBuckets;
+  const aloneLagFrom = await lagAt();
   phase = 'alone';
   console.log(`live alone: ${ctx.options.durationSeconds} s at ${LIVE_PER_SECOND}/s`);
   await sleep(ctx.options.durationSeconds * 1000);
@@ -255,10 +260,12 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const aloneToUs = nowUs();
   await waitForLive('alone');
   const alone = latencies(seen.live, 'alone');
+  const aloneLag = { from: aloneLagFrom, to: await lagAt() };
 
   phase = 'replay';
   const replayFromUs = nowUs();
   const replayCpuFrom = cpuAt();
+  const replayLagFrom = await lagAt();
   const replayStartedAt = Date.now();
   const started = succeeded(
     'replay',
@@ -301,6 +308,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const replayCpu = cpuSince(replayCpuFrom);
   phase = 'after';
   await waitForLive('replay');
+  const replayLag = { from: replayLagFrom, to: await lagAt() };
   await stream.stop();
   const during = latencies(seen.live, 'replay');
   // The replay's own counts settle once its last deliveries are recorded.
@@ -381,6 +389,11 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
       `${shares(aloneCpu, aloneFromUs, aloneToUs)}; during the replay ${shares(replayCpu, replayFromUs, replayToUs)}. ` +
       `Service: ${liveCpuPerEvent.toFixed(2)} ms per live event alone, ${(replayCpuPerEvent * 1000).toFixed(0)} us per replayed event ` +
       `after the live stream's share`,
+  );
+  const lagMs = (q: number, lag: { from: [number, number][]; to: [number, number][] }) => ms(quantileBetween(q, lag.from, lag.to) * 1000);
+  console.log(
+    `Live attempts' wait in the engine (pdp_webhook_delivery_lag_seconds: the delivery made → its attempt started; buckets from 5 ms), ` +
+      `p50/p99: alone ${lagMs(0.5, aloneLag)}/${lagMs(0.99, aloneLag)} ms, during the replay ${lagMs(0.5, replayLag)}/${lagMs(0.99, replayLag)} ms`,
   );
   const p99Ratio = during.p99 / alone.p99;
   console.log(
