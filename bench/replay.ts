@@ -250,7 +250,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const aloneCpuFrom = cpuAt();
   // The service's delivery lag histogram (a live delivery made by fan-out → its attempt started): where a live event
   // waits inside the engine, apart from its way there and the receiver's side.
-  const lagAt = async () => (await scrapeMetrics(service.url)).lagBuckets;
+  const lagAt = async () => scrapeMetrics(service.url);
   const aloneLagFrom = await lagAt();
   phase = 'alone';
   console.log(`live alone: ${ctx.options.durationSeconds} s at ${LIVE_PER_SECOND}/s`);
@@ -260,7 +260,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const aloneToUs = nowUs();
   await waitForLive('alone');
   const alone = latencies(seen.live, 'alone');
-  const aloneLag = { from: aloneLagFrom, to: await lagAt() };
+  const aloneSample = await lagAt();
+  const aloneLag = { from: aloneLagFrom.lagBuckets, to: aloneSample.lagBuckets };
 
   phase = 'replay';
   const replayFromUs = nowUs();
@@ -308,7 +309,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const replayCpu = cpuSince(replayCpuFrom);
   phase = 'after';
   await waitForLive('replay');
-  const replayLag = { from: replayLagFrom, to: await lagAt() };
+  const replaySample = await lagAt();
+  const replayLag = { from: replayLagFrom.lagBuckets, to: replaySample.lagBuckets };
   await stream.stop();
   const during = latencies(seen.live, 'replay');
   // The replay's own counts settle once its last deliveries are recorded.
@@ -394,6 +396,12 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   console.log(
     `Live attempts' wait in the engine (pdp_webhook_delivery_lag_seconds: the delivery made → its attempt started; buckets from 5 ms), ` +
       `p50/p99: alone ${lagMs(0.5, aloneLag)}/${lagMs(0.99, aloneLag)} ms, during the replay ${lagMs(0.5, replayLag)}/${lagMs(0.99, replayLag)} ms`,
+  );
+  // prom-client samples the loop every 10 ms, so an idle loop reads about 10 ms: the excess is what a callback waited.
+  const loop = ({ loopDelayMs: d }: { loopDelayMs: { p50: number; p99: number; max: number } }) => `${ms(d.p50)}/${ms(d.p99)}/${ms(d.max)}`;
+  console.log(
+    `Service event-loop delay (nodejs_eventloop_lag, 10-ms timer; idle reads ~10), p50/p99/max ms: alone ${loop(aloneSample)}, ` +
+      `during the replay ${loop(replaySample)}`,
   );
   const p99Ratio = during.p99 / alone.p99;
   console.log(

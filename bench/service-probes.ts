@@ -14,6 +14,8 @@ export interface MetricsSample {
   heapUsedBytes: number;
   heapTotalBytes: number;
   externalBytes: number;
+  /** prom-client's event-loop delay since the previous scrape (it resets at each), ms: p50, p99, max. */
+  loopDelayMs: { p50: number; p99: number; max: number };
 }
 
 /** GET /metrics as a local client (the front door serves it to loopback without METRICS_TOKEN). */
@@ -26,7 +28,10 @@ export async function scrapeMetrics(serviceUrl: string): Promise<MetricsSample> 
   for (const line of text.split('\n')) {
     const bucket = new RegExp(`^${LAG}_bucket\\{le="([^"]+)"\\} (\\S+)$`).exec(line);
     if (bucket) lagBuckets.push([bucket[1] === '+Inf' ? Infinity : Number(bucket[1]), Number(bucket[2])]);
-    const gauge = /^(nodejs_heap_size_used_bytes|nodejs_heap_size_total_bytes|nodejs_external_memory_bytes) (\S+)$/.exec(line);
+    const gauge =
+      /^(nodejs_heap_size_used_bytes|nodejs_heap_size_total_bytes|nodejs_external_memory_bytes|nodejs_eventloop_lag_(?:p50|p99|max)_seconds) (\S+)$/.exec(
+        line,
+      );
     if (gauge) gauges.set(gauge[1]!, Number(gauge[2]));
   }
   lagBuckets.sort((a, b) => a[0] - b[0]);
@@ -35,6 +40,11 @@ export async function scrapeMetrics(serviceUrl: string): Promise<MetricsSample> 
     heapUsedBytes: gauges.get('nodejs_heap_size_used_bytes') ?? NaN,
     heapTotalBytes: gauges.get('nodejs_heap_size_total_bytes') ?? NaN,
     externalBytes: gauges.get('nodejs_external_memory_bytes') ?? NaN,
+    loopDelayMs: {
+      p50: (gauges.get('nodejs_eventloop_lag_p50_seconds') ?? NaN) * 1000,
+      p99: (gauges.get('nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000,
+      max: (gauges.get('nodejs_eventloop_lag_max_seconds') ?? NaN) * 1000,
+    },
   };
 }
 
