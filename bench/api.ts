@@ -285,11 +285,17 @@ async function ordersEndToEnd(ctx: BenchContext, pairs: Workload): Promise<{ fai
   const result = await runLoad(workload.load(child, ctx.options.durationSeconds));
   const loadEnded = Date.now();
   const during = receiver.receipts.filter((r) => r.at <= loadEnded).length;
-  // Counted in the database: an order whose answer autocannon did not wait for still has its deliveries.
-  const [counted] = await ctx.database.admin<
-    { n: number }[]
-  >`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`;
-  const orders = counted!.n;
+  // Counted in the database: an order whose answer autocannon did not wait for still has its deliveries. Counted
+  // again until two counts 0.5 s apart agree: requests autocannon left at its end still commit after it returns
+  // (one run counted 1,369 orders and then received the deliveries of 1,383).
+  const countPartnerOrders = async () =>
+    (await ctx.database.admin<{ n: number }[]>`select count(*)::int as n from orders where partner_id = ${partner.partnerId}`)[0]!.n;
+  let orders = await countPartnerOrders();
+  for (let previous = -1; orders !== previous;) {
+    previous = orders;
+    await new Promise((r) => setTimeout(r, 500));
+    orders = await countPartnerOrders();
+  }
   const expected = orders * SUBSCRIPTIONS;
   const deadline = Date.now() + 120_000;
   while (receiver.receipts.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
