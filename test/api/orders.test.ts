@@ -211,6 +211,24 @@ describe('POST /partner/orders/{id}/cancel', () => {
     });
   });
 
+  it('GET answers what each write answered: courier, cancellation and simulation included', async () => {
+    // The read is a statement of its own (server/orders/get.ts): every column must come back as the writes present it.
+    const simulated = await order(partner, { simulation: { scenario: 'happy_path', step_seconds: 300 }, metadata: { a: 'b' } });
+    expect(await getOrder(partner, simulated.id)).toEqual(simulated);
+    const o = await order();
+    const assigned = expectStatus(
+      200,
+      await clientFor(partner).POST('/partner/orders/{id}/simulate', {
+        params: { path: { id: o.id } },
+        body: { status: 'courier_assigned' },
+      }),
+    );
+    expect(assigned.courier).not.toBeNull();
+    expect(await getOrder(partner, o.id)).toEqual(assigned);
+    const cancelled = expectStatus(200, await cancel(o.id, partner, 'no longer needed'));
+    expect(await getOrder(partner, o.id)).toEqual(cancelled);
+  });
+
   it('another partner cannot cancel (404) and the order is untouched', async () => {
     const o = await order();
     const other = await createTestPartner(svc);
