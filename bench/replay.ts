@@ -28,7 +28,8 @@ const PROGRESS_EVERY_MS = 5000;
 // Live events still on their way when a phase ends: how long to wait for them before calling them lost.
 const DRAIN_TIMEOUT_MS = 30_000;
 const PATH = '/replay';
-// The replay's page (server/replays/run-page.ts): events are sent again 200 at a time, in id order.
+// The pace's unit in the note: blocks of 200 past events in id order, the order a replay sends them in. Its pages
+// are sized by the engine's room (server/replays/run-page.ts, up to 1,000), so a block is not a page.
 const REPLAY_PAGE = 200;
 
 export const replayScenario: Scenario = {
@@ -424,7 +425,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   return {
     failures,
     notes: [
-      `replayed events arrived a page (${REPLAY_PAGE}) every ${pageSeconds.toFixed(2)} s (median), ${int(REPLAY_PAGE / pageSeconds)}/s ` +
+      `replayed events began arriving a block of ${REPLAY_PAGE} (in id order) every ${pageSeconds.toFixed(2)} s (median), ${int(REPLAY_PAGE / pageSeconds)}/s ` +
         `at that pace; ${int(perSecond)}/s measured`,
     ],
     figures: [
