@@ -5,7 +5,7 @@ import { ensureLocalCa } from '@/server/boot/local-ca';
 import { startEmitter, type BenchEmitter } from './emitter';
 import { median, percentile } from './load';
 import { processTreeCpuMs } from './cpu';
-import { quantileBetween, scrapeMetrics } from './service-probes';
+import { quantileBetween, scrapeMetrics, type MetricsSample } from './service-probes';
 import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './profile';
 import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startReceiver, type BenchReceiver } from './receiver';
@@ -251,8 +251,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const aloneCpuFrom = cpuAt();
   // The service's delivery lag histogram (a live delivery made by fan-out → its attempt started): where a live event
   // waits inside the engine, apart from its way there and the receiver's side.
-  const lagAt = async () => scrapeMetrics(service.url);
-  const aloneLagFrom = await lagAt();
+  const sampleAt = async () => scrapeMetrics(service.url);
+  const aloneFrom = await sampleAt();
   phase = 'alone';
   console.log(`live alone: ${ctx.options.durationSeconds} s at ${LIVE_PER_SECOND}/s`);
   await sleep(ctx.options.durationSeconds * 1000);
@@ -261,13 +261,13 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const aloneToUs = nowUs();
   await waitForLive('alone');
   const alone = latencies(seen.live, 'alone');
-  const aloneSample = await lagAt();
-  const aloneLag = { from: aloneLagFrom.lagBuckets, to: aloneSample.lagBuckets };
+  const aloneSample = await sampleAt();
+  const aloneLag = { from: aloneFrom.lagBuckets, to: aloneSample.lagBuckets };
 
   phase = 'replay';
   const replayFromUs = nowUs();
   const replayCpuFrom = cpuAt();
-  const replayLagFrom = await lagAt();
+  const replayFrom = await sampleAt();
   const replayStartedAt = Date.now();
   const started = succeeded(
     'replay',
@@ -310,8 +310,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const replayCpu = cpuSince(replayCpuFrom);
   phase = 'after';
   await waitForLive('replay');
-  const replaySample = await lagAt();
-  const replayLag = { from: replayLagFrom.lagBuckets, to: replaySample.lagBuckets };
+  const replaySample = await sampleAt();
+  const replayLag = { from: replayFrom.lagBuckets, to: replaySample.lagBuckets };
   await stream.stop();
   const during = latencies(seen.live, 'replay');
   // The replay's own counts settle once its last deliveries are recorded.
@@ -399,7 +399,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
       `p50/p99: alone ${lagMs(0.5, aloneLag)}/${lagMs(0.99, aloneLag)} ms, during the replay ${lagMs(0.5, replayLag)}/${lagMs(0.99, replayLag)} ms`,
   );
   // prom-client samples the loop every 10 ms, so an idle loop reads about 10 ms: the excess is what a callback waited.
-  const loop = ({ loopDelayMs: d }: { loopDelayMs: { p50: number; p99: number; max: number } }) => `${ms(d.p50)}/${ms(d.p99)}/${ms(d.max)}`;
+  const loop = ({ loopDelayMs: d }: MetricsSample) => `${ms(d.p50)}/${ms(d.p99)}/${ms(d.max)}`;
   console.log(
     `Service event-loop delay (nodejs_eventloop_lag, 10-ms timer; idle reads ~10), p50/p99/max ms: alone ${loop(aloneSample)}, ` +
       `during the replay ${loop(replaySample)}`,
