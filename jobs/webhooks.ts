@@ -13,7 +13,7 @@ export const fanOutJob = defineJob({
   // after 30 s, and a retried batch creates nothing twice (one delivery per event and subscription).
   settings: { retryLimit: 10, retryDelay: 2, retryBackoff: true, expireInSeconds: 30 },
   // pg-boss waits the polling interval between fetches even when the queue is full; a batch per
-  // fetch, fanned out in one transaction, keeps up with bursts.
+  // fetch, fanned out together (server/delivery/fan-out.ts: two round trips a batch), keeps up with bursts.
   work: { pollingIntervalSeconds: 0.5, batchSize: 50 },
   loops: 2,
   handle: (data, deps) => fanOutBatch([data], deps),

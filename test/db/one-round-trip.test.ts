@@ -10,19 +10,19 @@ import { createTestDatabase } from '../support/database';
 // its socket: postgres.js gathers what it sends in one go into one write.
 
 let writes = 0;
-const sql = postgres(await createTestDatabase(), {
-  max: 1,
-  onnotice: () => {},
-  socket: ({ host, port }) => {
-    const socket = net.connect(port[0]!, host[0]!);
-    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-    socket.write = ((...args: unknown[]) => {
-      writes++;
-      return write(...args);
-    }) as typeof socket.write;
-    return socket;
-  },
-});
+// postgres.js takes a `socket` factory (src/connection.js), which its type declarations leave out.
+const countingSocket = ({ host, port }: { host: string[]; port: number[] }) => {
+  const socket = net.connect(port[0]!, host[0]!);
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  socket.write = ((...args: unknown[]) => {
+    writes++;
+    return write(...args);
+  }) as typeof socket.write;
+  return socket;
+};
+const sql = postgres(await createTestDatabase(), { max: 1, onnotice: () => {}, socket: countingSocket } as postgres.Options<
+  Record<string, never>
+>);
 afterAll(() => sql.end({ timeout: 2 }));
 
 async function writesFor<T>(statement: () => Promise<T>): Promise<{ rows: T; writes: number }> {
@@ -34,8 +34,8 @@ async function writesFor<T>(statement: () => Promise<T>): Promise<{ rows: T; wri
 
 describe('a statement planned for its values', () => {
   it('goes to the server in one round trip, its text, number and jsonb parameters typed by the server', async () => {
-    const { rows, writes: sent } = await writesFor(
-      () => plannedEachTime(sql<{ x: string; n: number; quoted: string }[]>`
+    const { rows, writes: sent } = await writesFor(() =>
+      plannedEachTime(sql<{ x: string; n: number; quoted: string }[]>`
         select ${'a,b'}::text as x, ${41}::int + 1 as n, (${JSON.stringify({ q: "it's \\ here" })}::jsonb)->>'q' as quoted`),
     );
     expect(sent).toBe(1);
