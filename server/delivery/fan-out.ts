@@ -32,8 +32,9 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
   // two connections), and the insert reads each event again in its own statement (a purged one gets no delivery;
   // retention cannot drop the event's week under it). A transaction around the reads and the insert added BEGIN and
   // COMMIT, and every round trip is where a live event waits while a replay keeps the machine busy: fan-out took
-  // 4 ms p50 alone and 34 ms during a replay at 1,947 events/s, most of a live event's 67 ms from its commit to its
-  // attempt (bench replay, 2026-11-28).
+  // 4 ms p50 alone and 34 ms during a replay at 1,947 events/s, half of a live event's 67 ms from its commit to its
+  // attempt; in two round trips, 23 ms (bench replay, 2026-11-28, one run each: the live figures the bench prints
+  // stayed within this machine's noise).
   const { db } = ctx;
   const eventIds = inArray(events.id, input.eventIds);
   const [found, subscriptions] = await Promise.all([
