@@ -1,5 +1,6 @@
 import { and, inArray, isNull, sql } from 'drizzle-orm';
 import { events, webhookSubscriptions } from '@/db/schema';
+import { rawSqlOf, type Executor } from '@/db/client';
 import type { Ctx } from '../context';
 import { isAudience } from '../events/catalog';
 import { newId } from '../ids';
@@ -36,22 +37,9 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
   // attempt; in two round trips, 23 ms (bench replay, 2026-11-28, one run each: the live figures the bench prints
   // stayed within this machine's noise).
   const { db } = ctx;
-  const eventIds = inArray(events.id, input.eventIds);
-  const [found, subscriptions] = await Promise.all([
-    db.select().from(events).where(eventIds),
-    db
-      .select()
-      .from(webhookSubscriptions)
-      .where(
-        and(
-          isNull(webhookSubscriptions.deletedAt),
-          inArray(
-            sql`(${webhookSubscriptions.partnerId}, ${webhookSubscriptions.environment})`,
-            db.selectDistinct({ partnerId: events.partnerId, environment: events.environment }).from(events).where(eventIds),
-          ),
-        ),
-      ),
-  ]);
+  const reads = readsFor(db, input.eventIds.length);
+  const byId = Object.fromEntries(input.eventIds.map((id, i) => [`id${i}`, id]));
+  const [found, subscriptions] = await Promise.all([reads.events.execute(byId), reads.subscriptions.execute(byId)]);
   if (found.length === 0) return { found: 0, claimed: [], skipped: 0 };
   const now = new Date();
   const pairs = found.flatMap((event) =>
@@ -75,8 +63,11 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
     api_version: subscription.apiVersion,
   }));
   // One parameter for every row: Drizzle's insert builder spent more CPU mapping 500 rows' values
-  // than the database spent inserting them (`npm run bench -- delivery --profile`).
-  const created = await db.execute<{ id: string; eventId: string; subscriptionId: string; status: string }>(sql`
+  // than the database spent inserting them (`npm run bench -- delivery --profile`). Written with postgres.js, as
+  // the reads above are prepared: Drizzle built this text again for every batch (~2.5 % of the main thread at 50
+  // live events/s, perf).
+  const sqlOf = rawSqlOf(db);
+  const created = await sqlOf<{ id: string; eventId: string; subscriptionId: string; status: string }[]>`
     insert into webhook_deliveries (id, event_id, subscription_id, event_type, status, attempts, api_version, claimed_until,
       claimed_by, created_at, updated_at)
     -- Claimed on the database's clock, which the sweeper reads too.
@@ -86,9 +77,9 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
       ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       as x(id text, event_id text, subscription_id text, event_type text, status text, attempts int, api_version text)
-    where event_id in (select id from events where ${eventIds})
+    where event_id in (select id from events where id in ${sqlOf(input.eventIds)})
     on conflict (event_id, subscription_id) do nothing
-    returning id, event_id as "eventId", subscription_id as "subscriptionId", status`);
+    returning id, event_id as "eventId", subscription_id as "subscriptionId", status`;
   const pairOf = new Map(pairs.map((p) => [`${p.event.id}:${p.subscription.id}`, p]));
   // Each event is rendered once per version, whatever the number of subscriptions on it.
   const render = bodyRenderer();
@@ -115,4 +106,49 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
     );
   }
   return { found: found.length, claimed, skipped: created.length - claimed.length };
+}
+
+/**
+ * The fan-out's two reads for a batch of `count` events, built once per database handle and count: Drizzle built
+ * both again for every fetched batch, and at 50 live events/s (one event a batch) building them was ~9 % of the
+ * service's main thread (perf, `npm run bench -- replay`'s live stream alone). The events are named one parameter
+ * each, as inArray names them, not as one array: Postgres prunes the weekly partitions by a list of parameters at
+ * execution, and cannot by an array parameter in a generic plan. Counts past a fetch's batch are built each time.
+ */
+function readsFor(db: Executor, count: number) {
+  let byCount = preparedReads.get(db);
+  if (!byCount) preparedReads.set(db, (byCount = new Map()));
+  let reads = byCount.get(count);
+  if (!reads) {
+    reads = buildReads(db, count);
+    if (count <= MAX_PREPARED_BATCH) byCount.set(count, reads);
+  }
+  return reads;
+}
+
+const MAX_PREPARED_BATCH = 500;
+const preparedReads = new WeakMap<Executor, Map<number, ReturnType<typeof buildReads>>>();
+
+function buildReads(db: Executor, count: number) {
+  const ids = () =>
+    inArray(
+      events.id,
+      Array.from({ length: count }, (_, i) => sql.placeholder(`id${i}`)),
+    );
+  return {
+    events: db.select().from(events).where(ids()).prepare(`fan_out_events_${count}`),
+    subscriptions: db
+      .select()
+      .from(webhookSubscriptions)
+      .where(
+        and(
+          isNull(webhookSubscriptions.deletedAt),
+          inArray(
+            sql`(${webhookSubscriptions.partnerId}, ${webhookSubscriptions.environment})`,
+            db.selectDistinct({ partnerId: events.partnerId, environment: events.environment }).from(events).where(ids()),
+          ),
+        ),
+      )
+      .prepare(`fan_out_subscriptions_${count}`),
+  };
 }
