@@ -110,10 +110,11 @@ export async function fanOutEvents({ ctx, input }: { ctx: Ctx; input: { eventIds
 
 /**
  * The fan-out's two reads for a batch of `count` events, built once per database handle and count: Drizzle built
- * both again for every fetched batch, and at 50 live events/s (one event a batch) building them was ~9 % of the
+ * both again for every fetched batch, and at 50 live events/s (one event a batch) building them was ~8 % of the
  * service's main thread (perf, `npm run bench -- replay`'s live stream alone). The events are named one parameter
  * each, as inArray names them, not as one array: Postgres prunes the weekly partitions by a list of parameters at
- * execution, and cannot by an array parameter in a generic plan. Counts past a fetch's batch are built each time.
+ * execution, and cannot by an array parameter in a generic plan. A batch of more than MAX_PREPARED_BATCH events is
+ * built each time.
  */
 function readsFor(db: Executor, count: number) {
   let byCount = preparedReads.get(db);
