@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 // The original armed timers/promises' setTimeout with an AbortController, and each abort made a DOMException only to
 // drop it: ~5 % of the service's main thread at 50 live events/s (perf, docs/benchmarks.md). Patched, a plain timer.
 
-type Delay = ((ms: number, error?: string) => Promise<void> & { abort(): void }) & {};
+type Delay = (ms: number, error?: string) => Promise<void> & { abort(): void };
 
 // The package's exports do not name src/tools.js; it is read from the package's directory.
 const require = createRequire(import.meta.url);
