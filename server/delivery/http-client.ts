@@ -196,13 +196,13 @@ function readCapped(body: Readable): Promise<string> {
   });
 }
 
+// An attempt's helpers are module functions, not closures named inside `post` and `readCapped`: tsx compiles with
+// esbuild's keepNames, which gives every named closure an Object.defineProperty of its name each time it is made.
+// Those two took 3.7-7.4 us of the service's CPU per replayed event (`npm run bench -- replay --profile`, `__name`).
 function textOf(chunks: Buffer[], size: number): string {
   return Buffer.concat(chunks, size).subarray(0, MAX_RESPONSE_BODY).toString('utf8');
 }
 
-// An attempt's helpers are module functions, not closures named inside `post` and `readCapped`: tsx compiles with
-// esbuild's keepNames, which gives every named closure an Object.defineProperty of its name each time it is made.
-// Those two took 3.7-7.4 us of the service's CPU per replayed event (`npm run bench -- replay --profile`, `__name`).
 function msSince(started: number): number {
   return Math.round(performance.now() - started);
 }
