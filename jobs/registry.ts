@@ -57,10 +57,40 @@ export async function createQueues(boss: PgBoss): Promise<void> {
   await vacuumQueuesSooner(boss);
 }
 
-/** Starts this process's workers; returns the pg-boss worker ids of each queue, for waking them. */
-export async function registerWorkers(boss: PgBoss, deps: Deps): Promise<Map<string, string[]>> {
+/**
+ * The queues a process works, from WORKER_QUEUES: the names given, or every queue but those given with a leading
+ * '-'; unset, every queue. A name that is no queue stops start-up. Measured (docs/benchmarks.md, Replay): a replay's
+ * pages worked in a process of their own left the live deliveries' p50 at 2.1-2.3x its value without a replay,
+ * against 10-15x when they shared the live path's event loop.
+ */
+export function workedQueues(names: readonly string[] | undefined): JobDefinition[] {
+  if (names === undefined || names.length === 0) return [...jobDefinitions];
+  const known = new Set(jobDefinitions.map((def) => def.queue.name));
+  const excluding = names.every((name) => name.startsWith('-'));
+  if (!excluding && names.some((name) => name.startsWith('-'))) {
+    throw new Error("WORKER_QUEUES: name the queues to work, or prefix every name with '-' to work all but those; not both");
+  }
+  const listed = names.map((name) => (excluding ? name.slice(1) : name));
+  const unknown = listed.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`WORKER_QUEUES: no queue named ${unknown.join(', ')} (the queues: ${[...known].join(', ')})`);
+  return jobDefinitions.filter((def) => listed.includes(def.queue.name) !== excluding);
+}
+
+/** Whether a process working these queues sends webhook attempts, and so needs a delivery engine. */
+export function sendsWebhooks(worked: readonly JobDefinition[]): boolean {
+  return worked.some((def) => ENGINE_QUEUES.has(def.queue.name));
+}
+
+const ENGINE_QUEUES = new Set<string>([fanOutJob.queue.name, deliverJob.queue.name, replayPageJob.queue.name]);
+
+/** Starts this process's workers for `worked` (workedQueues); returns the pg-boss worker ids of each queue, for waking them. */
+export async function registerWorkers(
+  boss: PgBoss,
+  deps: Deps,
+  worked: readonly JobDefinition[] = jobDefinitions,
+): Promise<Map<string, string[]>> {
   const ids = new Map<string, string[]>();
-  for (const def of jobDefinitions) {
+  for (const def of worked) {
     const options = { pollingIntervalSeconds: 2, ...def.work };
     const list: string[] = [];
     for (let i = 0; i < (def.loops ?? 1); i++) {

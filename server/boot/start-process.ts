@@ -6,7 +6,7 @@ import type { QueryObserver } from '@/db/client';
 import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
-import { createQueues, jobDefinitions, registerWorkers } from '@/jobs/registry';
+import { createQueues, jobDefinitions, registerWorkers, sendsWebhooks, workedQueues } from '@/jobs/registry';
 import { startSchedules } from '@/jobs/schedules';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
@@ -76,8 +76,10 @@ export interface ProcessOptions {
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
 export async function startProcess(env: Env, roles: ProcessRoles, options: ProcessOptions = {}): Promise<RunningProcess> {
   const log = options.log ?? createLogger(env.LOG_LEVEL);
-  // Before any database work: with DATABASE_URL and no key, start-up stops here with a clear message.
+  // Before any database work: with DATABASE_URL and no key, or a WORKER_QUEUES name that is no queue, start-up stops
+  // here with a clear message.
   const secretBox = loadSecretBox(env);
+  const worked = roles.workers ? workedQueues(env.WORKER_QUEUES) : [];
   const db = await openDatabase(env, log);
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
@@ -114,8 +116,10 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   let engine: DeliveryEngine | undefined;
   let workerIds: Map<string, string[]> | undefined;
   if (roles.workers) {
-    engine = await startDeliveryEngine(rt);
-    workerIds = await registerWorkers(boss, rt);
+    // A process that sends no webhook (WORKER_QUEUES without fan-out, deliveries or replays) runs no engine: an
+    // engine beats as a live worker, and each live one takes an equal share of every subscription's in-flight limit.
+    if (sendsWebhooks(worked)) engine = await startDeliveryEngine(rt);
+    workerIds = await registerWorkers(boss, rt, worked);
     unlisten = await wakeWorkersOnNotify(rt, boss, workerIds);
     stopStatistics = keepQueueStatisticsFresh(rt);
     stopSchedules = startSchedules(boss, jobDefinitions, log);

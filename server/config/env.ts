@@ -3,7 +3,7 @@ import { normaliseCidr } from '../auth/cidr';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const cidrList = z.string().transform((s) =>
+const commaList = z.string().transform((s) =>
   s
     .split(',')
     .map((x) => x.trim())
@@ -50,8 +50,11 @@ export const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(15_000),
   CONSOLE: z.enum(['on', 'off']).default('on'),
   WORKERS: z.enum(['on', 'off']).default('on'),
+  // Which job queues this process works (WORKERS=on): a comma-separated list of queue names, or of names each
+  // prefixed with '-' for every queue but those; unset, all of them. jobs/registry.ts (workedQueues) checks the names.
+  WORKER_QUEUES: commaList.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TRUSTED_PROXY_CIDRS: cidrList
+  TRUSTED_PROXY_CIDRS: commaList
     .refine((list) => list.every((c) => normaliseCidr(c) !== undefined), 'every entry must be an IPv4 or IPv6 CIDR')
     .default([]),
   CREDENTIAL_CACHE_TTL_MS: int(0, 5000).default(3000),

@@ -139,6 +139,38 @@ describe('a replay across worker processes', () => {
     },
   );
 
+  it(
+    'WORKER_QUEUES: a replay waits for a worker that works its pages, while live webhooks go on through the other',
+    { timeout: 120_000 },
+    async () => {
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+      workers.push(await spawnWorker(svc.databaseUrl, { ...WORKER_ENV, WORKER_QUEUES: '-webhooks.replay-page' }));
+      const partner = await createTestPartner(svc);
+      await pastEvents(partner, 300, '01M5');
+      const sub = await subscribe(partner, '/dedicated');
+      const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
+      expect(started.events_matched).toBe(300);
+      const order = await newOrder(partner);
+      const live = await waitFor('the live order.created', () => at('/dedicated').find((r) => r.rawBody.toString().includes(order.id)), {
+        timeoutMs: 30_000,
+      });
+      // No process works the replay's pages yet: none of its events went out.
+      expect((await replayOf(partner, sub, started.id)).events_enqueued).toBe(0);
+      expect(at('/dedicated').filter((r) => eventIdOf(r) !== eventIdOf(live))).toHaveLength(0);
+
+      workers.push(await spawnWorker(svc.databaseUrl, { ...WORKER_ENV, WORKER_QUEUES: 'webhooks.replay-page' }));
+      const done = await waitFor(
+        'the replay completed by the worker of its pages, its 300 events arrived',
+        async () => {
+          const r = await replayOf(partner, sub, started.id);
+          return r.status === 'completed' && new Set(at('/dedicated').map(eventIdOf)).size === 301 ? r : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+      expect(done.events_enqueued).toBe(300);
+    },
+  );
+
   it('a 20,000-event backfill leaves live webhooks arriving (live latency printed)', { timeout: 180_000 }, async () => {
     while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
     const partner = await createTestPartner(svc);
