@@ -39,6 +39,8 @@ export async function startChild(
      * what a pipe costs, and may wait for the reader).
      */
     stdout?: 'discard' | 'read';
+    /** Ready once stdout prints this, instead of once it answers /healthz: a worker process serves no HTTP. */
+    readyLine?: RegExp;
   } = {},
 ): Promise<ChildServer> {
   const cwd = options.cwd ?? REPO_ROOT;
@@ -46,14 +48,18 @@ export async function startChild(
   // tsx's loader from the tree it runs (a candidate's clone may have none: then this one's).
   const withTsx = [cwd, REPO_ROOT].find((dir) => existsSync(path.join(dir, 'node_modules/tsx/package.json')))!;
   const tsxLoader = pathToFileURL(createRequire(path.join(withTsx, 'package.json')).resolve('tsx')).href;
-  const devNull = options.stdout === 'read' ? undefined : openSync('/dev/null', 'w');
+  const devNull = options.stdout === 'read' || options.readyLine ? undefined : openSync('/dev/null', 'w');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, script], {
     cwd,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', devNull ?? 'pipe', 'pipe'],
     detached: true,
   });
-  if (devNull === undefined) child.stdout!.on('data', () => {});
+  let printed = '';
+  if (devNull === undefined)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (options.readyLine && !options.readyLine.test(printed)) printed = (printed + chunk.toString()).slice(-STDERR_KEEP);
+    });
   else closeSync(devNull);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -86,12 +92,14 @@ export async function startChild(
       throw new Error(`${name} exited during start-up (code ${child.exitCode}, signal ${child.signalCode}); stderr:\n${stderr}`);
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`${name} did not answer ${url}/healthz within 90 s; stderr:\n${stderr}`);
+      throw new Error(`${name} was not ready within 90 s; stderr:\n${stderr}`);
     }
-    const ok = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    const ok = options.readyLine
+      ? options.readyLine.test(printed)
+      : await fetch(`${url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }

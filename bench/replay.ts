@@ -10,7 +10,9 @@ import { analyseProfile, formatBreakdown, largestProfile, readProfile } from './
 import { benchClient, createBenchPartner, succeeded, type BenchPartner } from './partner';
 import { startReceiver, type BenchReceiver } from './receiver';
 import { figure, type BenchContext, type Scenario, type ScenarioOutcome } from './scenario';
-import { startService } from './sides';
+import { REPLAY_PAGE as REPLAY_PAGE_JOB } from '@/server/outbox/queues';
+import { startChild } from './processes';
+import { serviceEnv, startService } from './sides';
 import { int, ms, ratio, table } from './table';
 
 // A partner's backfill beside its live traffic: a subscription made after BENCH_REPLAY_EVENTS events
@@ -31,6 +33,7 @@ const PATH = '/replay';
 // The pace's unit in the note: blocks of 200 past events in id order, the order a replay sends them in. Its pages
 // are sized by the engine's room (server/replays/run-page.ts, up to 1,000), so a block is not a page.
 const REPLAY_PAGE = 200;
+const REPLAY_PAGE_QUEUE = REPLAY_PAGE_JOB.name;
 
 export const replayScenario: Scenario = {
   name: 'replay',
@@ -38,7 +41,8 @@ export const replayScenario: Scenario = {
     `BENCH_REPLAY_EVENTS (default 100,000) past order events, never sent to a subscription made after them, replayed to it through ` +
     `POST /partner/webhooks/{id}/replay (one window of ${HISTORY_DAYS} days) while ${LIVE_PER_SECOND} live events/s keep being committed; ` +
     'replayed events/s, and the live commit-to-receipt p50/p99 during the replay against the same stream alone (npm start: web and workers ' +
-    'in one process; a local HTTPS receiver checking every signature).',
+    "in one process, or with BENCH_REPLAY_WORKER=1 the replay's pages on a worker process of their own; a local HTTPS receiver checking " +
+    'every signature).',
   run,
 };
 
@@ -183,6 +187,8 @@ interface ReplayStatus {
 
 async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const count = Math.max(1, Number(process.env.BENCH_REPLAY_EVENTS ?? 100_000));
+  const replayWorker = process.env.BENCH_REPLAY_WORKER === '1';
+  const side = replayWorker ? 'as started + replay worker' : 'as started';
   const timeoutMs = Math.max(1, Number(process.env.BENCH_REPLAY_TIMEOUT_S ?? 600)) * 1000;
   const caDir = mkdtempSync(path.join(tmpdir(), 'bench-ca-'));
   ctx.onCleanup(async () => rmSync(caDir, { recursive: true, force: true }));
@@ -191,16 +197,38 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   ctx.onCleanup(receiver.close);
   // --profile: the service is CPU-profiled, and its profile read over the live stream alone and over the replay.
   const profileDir = ctx.options.profile ? mkdtempSync(path.join(tmpdir(), 'bench-replay-profile-')) : undefined;
+  const serviceEnvOf = (extra: Record<string, string>) => ({
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    NODE_EXTRA_CA_CERTS: ca.caCert,
+    ...extra,
+    ...JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}'),
+  });
   const service = await startService(ctx, 'as started', {
     nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'] : [],
-    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: ca.caCert, ...JSON.parse(process.env.BENCH_SERVICE_ENV ?? '{}') },
+    env: serviceEnvOf(replayWorker ? { WORKER_QUEUES: `-${REPLAY_PAGE_QUEUE}` } : {}),
   });
+  // BENCH_REPLAY_WORKER=1: the replay's pages (and so its attempts) worked by a worker process of their own, the
+  // production layout's answer to a backfill (README, Processes); the service works every other queue.
+  const worker = replayWorker
+    ? await startChild(
+        'replay worker',
+        'server/boot/worker.ts',
+        serviceEnv('as started', ctx.database.url, serviceEnvOf({ WORKER_QUEUES: REPLAY_PAGE_QUEUE })),
+        {
+          readyLine: /worker ready/,
+        },
+      )
+    : undefined;
+  if (worker) ctx.onCleanup(worker.stop);
   const partner = await createBenchPartner(ctx.database.url, 'Replay bench');
   const api = benchClient(service.url, partner);
 
   console.log(
-    `${int(count)} past events replayed to one subscription beside ${LIVE_PER_SECOND} live events/s; one service process as npm start runs it ` +
-      `(web, workers and console); receiver: node:https in the bench process, every signature checked`,
+    `${int(count)} past events replayed to one subscription beside ${LIVE_PER_SECOND} live events/s; ` +
+      (replayWorker
+        ? `the service as npm start runs it but for the replay's pages (WORKER_QUEUES=-${REPLAY_PAGE_QUEUE}), and a worker process for those; `
+        : `one service process as npm start runs it (web, workers and console); `) +
+      `receiver: node:https in the bench process, every signature checked`,
   );
   console.log(`database: ${ctx.database.description}\n`);
 
@@ -239,7 +267,7 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
   const cpuAt = () => {
     const own = process.cpuUsage();
     return {
-      service: processTreeCpuMs(service.pid) ?? NaN,
+      service: (processTreeCpuMs(service.pid) ?? NaN) + (worker ? (processTreeCpuMs(worker.pid) ?? NaN) : 0),
       postgres: processTreeCpuMs(ctx.database.serverPid) ?? NaN,
       bench: (own.user + own.system) / 1000,
     };
@@ -429,14 +457,14 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
         `at that pace; ${int(perSecond)}/s measured`,
     ],
     figures: [
-      figure('replayed events/s', 'as started', perSecond, undefined, {
+      figure('replayed events/s', side, perSecond, undefined, {
         text: `>= ${int(AIM_REPLAYED_PER_SECOND)}/s`,
         met: (value) => value >= AIM_REPLAYED_PER_SECOND,
       }),
-      figure('live p50 ms during replay', 'as started', during.p50, { side: 'live alone', value: alone.p50 }),
+      figure('live p50 ms during replay', side, during.p50, { side: 'live alone', value: alone.p50 }),
       figure(
         'live p99 ms during replay',
-        'as started',
+        side,
         during.p99,
         { side: 'live alone', value: alone.p99 },
         { text: `ratio <= ${AIM_P99_RATIO}`, met: (_, r) => r <= AIM_P99_RATIO },
