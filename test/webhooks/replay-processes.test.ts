@@ -154,7 +154,13 @@ describe('a replay across worker processes', () => {
       const live = await waitFor('the live order.created', () => at('/dedicated').find((r) => r.rawBody.toString().includes(order.id)), {
         timeoutMs: 30_000,
       });
-      // No process works the replay's pages yet: none of its events went out.
+      // No process works the replay's pages yet: after four of their polling intervals (0.5 s) beside a worker that
+      // works every other queue, the first page's job is still waiting unfetched and none of its events went out.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const pageJobs = await svc.rt.db.execute<{ state: string }>(
+        sql`select state from pgboss.job where name = 'webhooks.replay-page' and data->>'replay_id' = ${started.id}`,
+      );
+      expect(pageJobs.map((j) => j.state)).toEqual(['created']);
       expect((await replayOf(partner, sub, started.id)).events_enqueued).toBe(0);
       expect(at('/dedicated').filter((r) => eventIdOf(r) !== eventIdOf(live))).toHaveLength(0);
 
