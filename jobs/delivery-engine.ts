@@ -117,6 +117,7 @@ export class DeliveryEngine {
   constructor(
     deps: Deps,
     private readonly client: WebhookClient,
+    private readonly options: EngineOptions = { sendsLive: true },
   ) {
     this.ctx = jobContext(deps, 'webhooks.deliver');
     this.claimMs = deps.env.WEBHOOK_CLAIM_SECONDS * 1000;
@@ -264,7 +265,8 @@ export class DeliveryEngine {
     let running = this.running.get(subscriptionId) ?? 0;
     let replaying = this.replaying.get(subscriptionId) ?? 0;
     const share = this.shareOf(subscriptionId);
-    const replayShare = replaySlots(share);
+    // An engine that sends no live attempts (the replay thread's) keeps no slots for them: another engine sends them.
+    const replayShare = this.options.sendsLive ? replaySlots(share) : share;
     const unrecorded = this.unrecorded.get(subscriptionId) ?? 0;
     for (let i = 0; i < queue.length && running < share && running + unrecorded < 2 * share;) {
       const attempt = queue[i]!;
@@ -417,7 +419,6 @@ export class DeliveryEngine {
     if (this.flushing) return;
     this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
   }
-
   private async flush(): Promise<void> {
     while (this.done.length > 0) {
       const batch = this.done;
@@ -576,6 +577,11 @@ export class DeliveryEngine {
   }
 }
 
+export interface EngineOptions {
+  /** False for an engine that only sends replayed attempts (a process working only `webhooks.replay-page`). */
+  sendsLive: boolean;
+}
+
 /** What a stopping engine did with the attempts it held. */
 export interface EngineDrain {
   /** Waiting for their subscription's room: given back unsent at once. */
@@ -590,14 +596,14 @@ export interface EngineDrain {
 const engines = new WeakMap<Deps, DeliveryEngine>();
 
 /** Starts this worker process's engine (server/boot does, for processes that run workers). */
-export async function startDeliveryEngine(deps: Deps): Promise<DeliveryEngine> {
+export async function startDeliveryEngine(deps: Deps, options: EngineOptions = { sendsLive: true }): Promise<DeliveryEngine> {
   const client = createWebhookClient({
     resolve: (host) => deps.resolver(host),
     allowPrivate: deps.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS,
     userAgent: USER_AGENT,
   });
-  const engine = new DeliveryEngine(deps, client);
+  const engine = new DeliveryEngine(deps, client, options);
   await engine.start();
   engines.set(deps, engine);
   return engine;

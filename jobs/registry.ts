@@ -81,7 +81,13 @@ export function sendsWebhooks(worked: readonly JobDefinition[]): boolean {
   return worked.some((def) => ENGINE_QUEUES.has(def.queue.name));
 }
 
-const ENGINE_QUEUES = new Set<string>([fanOutJob.queue.name, deliverJob.queue.name, replayPageJob.queue.name]);
+/** Whether they include live webhooks (fan-out's first attempts, deliver's retries and redeliveries), not only replays. */
+export function sendsLiveWebhooks(worked: readonly JobDefinition[]): boolean {
+  return worked.some((def) => LIVE_QUEUES.has(def.queue.name));
+}
+
+const LIVE_QUEUES = new Set<string>([fanOutJob.queue.name, deliverJob.queue.name]);
+const ENGINE_QUEUES = new Set<string>([...LIVE_QUEUES, replayPageJob.queue.name]);
 
 /** Starts this process's workers for `worked` (workedQueues); returns the pg-boss worker ids of each queue, for waking them. */
 export async function registerWorkers(

@@ -6,17 +6,19 @@ import type { QueryObserver } from '@/db/client';
 import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
-import { createQueues, jobDefinitions, registerWorkers, sendsWebhooks, workedQueues } from '@/jobs/registry';
+import { createQueues, jobDefinitions, registerWorkers, sendsLiveWebhooks, sendsWebhooks, workedQueues } from '@/jobs/registry';
 import { startSchedules } from '@/jobs/schedules';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
-import { loadSecretBox } from '@/server/crypto/encryption-key';
+import { loadSecretBox, secretKeyText } from '@/server/crypto/encryption-key';
 import { createGraphQLExecutor } from '@/server/graphql/executor';
 import { docsHandler } from '@/server/http/docs-site';
 import { createFrontDoor } from '@/server/http/front-door';
 import { openApiDocuments } from '@/server/http/openapi';
 import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
+import type { Metrics } from '@/server/observability';
+import { REPLAY_PAGE } from '@/server/outbox/queues';
 import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
 import type { Resolver } from '@/server/delivery/url-policy';
 import { createMetrics, frontDoorMetrics, serveMetrics } from './metrics';
@@ -27,6 +29,7 @@ import { openDatabase } from './open-database';
 import { loadGuides, scalarRenderer } from './docs';
 import { loadOperatorRouteTable, loadRouteTable } from './route-table';
 import { createRuntime, type Runtime } from './runtime';
+import { replayThreadEnv, startReplayThread } from './replay-thread';
 
 export interface RunningProcess {
   /** Base URL of the HTTP server; undefined for a worker-only process. */
@@ -71,6 +74,17 @@ export interface ProcessOptions {
   onQuery?: QueryObserver;
   /** Sees every statement of the read pools on DATABASE_READ_URL. */
   onReadQuery?: QueryObserver;
+  /**
+   * A process that works every queue gives the replays' pages to a thread of its own when REPLAY_THREAD=on
+   * (server/boot/replay-thread.ts). The entry points (web.ts, worker.ts) ask for it; tests that start processes
+   * in-process do not, unless they test the thread (a thread cannot take `resolver` or `onQuery`).
+   */
+  replayThread?: boolean;
+  /**
+   * The replay thread's own process: its counts go to its parent's registry, and it makes none; its drain is
+   * logged by its parent, whose lines count its attempts.
+   */
+  reportTo?: Metrics;
 }
 
 /** Starts one process of the service: web tier, workers, or both (the default for `npm start`). */
@@ -79,15 +93,16 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   // Before any database work: with DATABASE_URL and no key, or a WORKER_QUEUES name that is no queue, start-up stops
   // here with a clear message.
   const secretBox = loadSecretBox(env);
-  const worked = roles.workers ? workedQueues(env.WORKER_QUEUES) : [];
+  const threadWanted = options.replayThread === true && roles.workers && env.REPLAY_THREAD === 'on' && env.WORKER_QUEUES === undefined;
+  const worked = roles.workers ? workedQueues(threadWanted ? [`-${REPLAY_PAGE.name}`] : env.WORKER_QUEUES) : [];
   const db = await openDatabase(env, log);
 
   // Every process gets a queue client (the web tier enqueues); only worker processes work and schedule.
   const boss = await startBoss({ databaseUrl: db.url, log, supervise: roles.workers });
   await createQueues(boss);
   // Its own small pool of one: a scrape never waits behind the request or delivery traffic.
-  const metricsSql = postgres(db.url, { max: 1, onnotice: () => {} });
-  const metrics = createMetrics(metricsSql, log);
+  const metricsSql = options.reportTo ? undefined : postgres(db.url, { max: 1, onnotice: () => {} });
+  const metrics = metricsSql && createMetrics(metricsSql, log);
   const rt = createRuntime({
     env,
     databaseUrl: db.url,
@@ -97,10 +112,14 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     resolver: options.resolver,
     onQuery: options.onQuery,
     onReadQuery: options.onReadQuery,
-    metrics,
+    metrics: options.reportTo ?? metrics,
   });
-  metrics.readPools(rt.poolUsages);
-  metrics.readReplica(rt.readReplica);
+  metrics?.readPools(rt.poolUsages);
+  metrics?.readReplica(rt.readReplica);
+  // Started now, awaited last: it opens its own pools and workers meanwhile.
+  const replayThreadStarting = threadWanted
+    ? startReplayThread(replayThreadEnv(env, db.url, secretKeyText(env)), { log, metrics })
+    : undefined;
   // Only the web tier reads lists. The first probe before listening, so a replica that is there serves
   // the first request; one that is not leaves the reads on the primary (see read-replica.ts).
   let stopProbing: (() => void) | undefined;
@@ -118,7 +137,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   if (roles.workers) {
     // A process that sends no webhook (WORKER_QUEUES without fan-out, deliveries or replays) runs no engine: an
     // engine beats as a live worker, and each live one takes an equal share of every subscription's in-flight limit.
-    if (sendsWebhooks(worked)) engine = await startDeliveryEngine(rt);
+    if (sendsWebhooks(worked)) engine = await startDeliveryEngine(rt, { sendsLive: sendsLiveWebhooks(worked) });
     workerIds = await registerWorkers(boss, rt, worked);
     unlisten = await wakeWorkersOnNotify(rt, boss, workerIds);
     stopStatistics = keepQueueStatisticsFresh(rt);
@@ -149,7 +168,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       readiness: () => databaseReachable(rt),
       readsFrom: rt.readReplica ? () => (rt.readReplica!.onReplica ? 'replica' : 'primary') : undefined,
       draining: () => httpDrain?.draining ?? false,
-      metrics: frontDoorMetrics(metrics, env.METRICS_TOKEN),
+      metrics: metrics && frontDoorMetrics(metrics, env.METRICS_TOKEN),
     });
     httpDrain = trackForDrain(server);
     server.keepAliveTimeout = 65_000;
@@ -163,16 +182,18 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
 
   // A worker-only process has no front door: METRICS_PORT gives it one for /metrics, on loopback unless a token guards it.
   const metricsServer =
-    !roles.web && env.METRICS_PORT !== undefined
+    metrics && !roles.web && env.METRICS_PORT !== undefined
       ? await serveMetrics(metrics, { port: env.METRICS_PORT, host: env.METRICS_TOKEN ? env.HOST : '127.0.0.1', token: env.METRICS_TOKEN })
       : undefined;
 
+  // The replay thread's drain lines are its parent's: one pair of lines per process, counting both engines.
+  const drainLog = options.reportTo ? log.debug.bind(log) : log.info.bind(log);
   let stopping: Promise<DrainReport> | undefined;
   const stop = (options: StopOptions = {}) =>
     (stopping ??= (async () => {
       const started = performance.now();
       const deadlineMs = options.deadlineMs ?? env.SHUTDOWN_TIMEOUT_MS;
-      log.info(
+      drainLog(
         {
           reason: options.reason,
           deadline_ms: deadlineMs,
@@ -181,7 +202,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
         },
         'shutting down: draining',
       );
-      const [web, attempts] = await Promise.all([
+      const [web, engineDrain, threadReport] = await Promise.all([
         httpDrain ? httpDrain.drain(deadlineMs) : { requestsAnswered: 0, requestsCutOff: 0 },
         (async () => {
           if (!engine) return undefined;
@@ -190,7 +211,9 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
           for (const id of [...(workerIds?.values() ?? [])].flat()) await boss.offWork({ id }).catch(() => {});
           return engine.stop(deadlineMs - (performance.now() - started));
         })(),
+        replayThread?.stop({ deadlineMs: deadlineMs - (performance.now() - started), reason: options.reason }),
       ]);
+      const attempts = addDrains(engineDrain, threadReport?.attempts);
       const report: DrainReport = { ms: Math.round(performance.now() - started), ...web, attempts };
       await graphql?.stop();
       // After the server closed: the last requests' counts are in.
@@ -201,11 +224,11 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       await rt.jobs.wakesSent();
       await boss.stop({ graceful: true, timeout: 1000, wait: true }).catch(() => {});
       await metricsServer?.close();
-      await metricsSql.end({ timeout: 2 });
+      await metricsSql?.end({ timeout: 2 });
       await rt.close();
       if (db.embedded) expectDatabaseShutdown(boss, log);
       await db.embedded?.stop();
-      log.info(
+      drainLog(
         {
           ms: report.ms,
           requests_answered: report.requestsAnswered,
@@ -218,7 +241,19 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       );
       return report;
     })());
+  const replayThread = await replayThreadStarting;
   return { url, metricsUrl: metricsServer?.url, rt, demo, stop };
+}
+
+/** What the process's engines did at the drain: this thread's and the replay thread's, added up. */
+function addDrains(a: EngineDrain | undefined, b: EngineDrain | undefined): EngineDrain | undefined {
+  if (!a || !b) return a ?? b;
+  return {
+    returnedUnsent: a.returnedUnsent + b.returnedUnsent,
+    inFlightAtStop: a.inFlightAtStop + b.inFlightAtStop,
+    finished: a.finished + b.finished,
+    released: a.released + b.released,
+  };
 }
 
 async function databaseReachable(rt: Runtime): Promise<boolean> {

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const state: { service?: RunningProcess } = {};
   exitOnSignals(() => state.service, env.SHUTDOWN_TIMEOUT_MS);
 
-  state.service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' });
+  state.service = await startProcess(env, { web: true, workers: env.WORKERS === 'on' }, { replayThread: true });
   // performance.now() counts from the process's start: module loading is part of what a newcomer waits for.
   printBanner(state.service, env, performance.now());
 }

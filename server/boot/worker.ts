@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   const env = loadEnvOrExit();
   const state: { service?: RunningProcess } = {};
   exitOnSignals(() => state.service, env.SHUTDOWN_TIMEOUT_MS);
-  state.service = await startProcess(env, { web: false, workers: true });
+  state.service = await startProcess(env, { web: false, workers: true }, { replayThread: true });
   const { metricsUrl } = state.service;
   console.log(metricsUrl ? `worker ready, metrics at ${metricsUrl}` : 'worker ready');
 }

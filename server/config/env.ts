@@ -53,6 +53,9 @@ export const envSchema = z.object({
   // Which job queues this process works (WORKERS=on): a comma-separated list of queue names, or of names each
   // prefixed with '-' for every queue but those; unset, all of them. jobs/registry.ts (workedQueues) checks the names.
   WORKER_QUEUES: commaList.optional(),
+  // A process that works every queue (WORKER_QUEUES unset) works the replays' pages on a thread of its own, so a
+  // backfill's attempts do not share the event loop of the requests and live deliveries (server/boot/replay-thread.ts).
+  REPLAY_THREAD: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUSTED_PROXY_CIDRS: commaList
     .refine((list) => list.every((c) => normaliseCidr(c) !== undefined), 'every entry must be an IPv4 or IPv6 CIDR')

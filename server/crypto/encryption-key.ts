@@ -10,7 +10,12 @@ import { SecretBox } from './secret-box';
  * secrets sealed with a key nobody kept could never be read again.
  */
 export function loadSecretBox(env: Env): SecretBox {
-  if (env.SECRET_ENCRYPTION_KEY) return SecretBox.fromText(env.SECRET_ENCRYPTION_KEY);
+  return SecretBox.fromText(secretKeyText(env));
+}
+
+/** The key's text, as loadSecretBox finds or makes it (the replay thread is given it: server/boot/replay-thread.ts). */
+export function secretKeyText(env: Env): string {
+  if (env.SECRET_ENCRYPTION_KEY) return env.SECRET_ENCRYPTION_KEY;
   if (env.DATABASE_URL) {
     throw new Error(
       'SECRET_ENCRYPTION_KEY is required with DATABASE_URL: 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -hex 32`), the same in every process',
@@ -19,5 +24,5 @@ export function loadSecretBox(env: Env): SecretBox {
   mkdirSync(env.DATA_DIR, { recursive: true });
   const file = path.join(env.DATA_DIR, 'secret-encryption-key');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  return SecretBox.fromText(readFileSync(file, 'utf8'));
+  return readFileSync(file, 'utf8');
 }

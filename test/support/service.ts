@@ -36,6 +36,8 @@ export async function startTestService(
     onQuery?: QueryObserver;
     /** Sees every statement of its read pools on DATABASE_READ_URL. */
     onReadQuery?: QueryObserver;
+    /** Replays' pages on a thread of their own, as `npm start` works them (server/boot/replay-thread.ts). */
+    replayThread?: boolean;
   } = {},
 ): Promise<TestService> {
   const databaseUrl = opts.databaseUrl ?? (await createTestDatabase());
@@ -55,7 +57,7 @@ export async function startTestService(
   const service = await startProcess(
     env,
     { web: true, workers: env.WORKERS === 'on' },
-    { resolver: opts.resolver, log: opts.log, onQuery: opts.onQuery, onReadQuery: opts.onReadQuery },
+    { resolver: opts.resolver, log: opts.log, onQuery: opts.onQuery, onReadQuery: opts.onReadQuery, replayThread: opts.replayThread },
   );
   afterAll(() => service.stop());
   return { ...service, url: service.url!, env, databaseUrl };

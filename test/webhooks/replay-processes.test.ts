@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnWorker, type ServerProcess } from '../support/processes';
-import type { paths } from '@partner-delivery/client';
 import { clientFor, expectStatus, newOrder, newSubscription } from '../support/partner-api';
+import { pastEvents, replay, replayOf, startReplay } from '../support/replays';
 import { waitFor } from '../support/poll';
 import { startReceiver, type ReceivedRequest } from '../support/receiver';
 import { createTestPartner, startTestService, type TestPartner, type TestService } from '../support/service';
@@ -27,46 +27,14 @@ afterAll(async () => {
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
-/**
- * `count` past order.created events of the partner's, written as the outbox writes them (an order each would take minutes):
- * ids are their creation time's (a minute ago, in its week's partition), then the prefix and a counter.
- */
-async function pastEvents(who: TestPartner, count: number, prefix: string): Promise<void> {
-  await svc.rt.db.execute(sql`
-    insert into events (id, partner_id, environment, type, object_id, envelope, created_at)
-    select e.id, ${who.partnerId}::text, 'sandbox', 'order.created', 'order_' || g,
-      jsonb_build_object('id', e.id, 'object', 'event', 'created', extract(epoch from now())::int, 'livemode', false, 'type', 'order.created',
-        'data', jsonb_build_object('object', jsonb_build_object('id', 'order_' || g, 'status', 'created'))),
-      now() - interval '1 minute'
-    from generate_series(1, ${count}::int) g,
-      lateral (select left(pdp_id_floor(now() - interval '1 minute'), 10) || ${prefix}::text || lpad(g::text, 12, '0') as id) e`);
-}
-
 async function subscribe(who: TestPartner, path: string): Promise<string> {
   return (await newSubscription(who, { url: `https://localhost:${receiver.port}${path}`, event_filters: ['order.created'] })).id;
-}
-
-const replayOf = async (who: TestPartner, sub: string, id: string) =>
-  expectStatus(
-    200,
-    await clientFor(who).GET('/partner/webhooks/{id}/replays/{replay_id}', { params: { path: { id: sub, replay_id: id } } }),
-  );
-
-type ReplayBody = paths['/partner/webhooks/{id}/replay']['post']['requestBody']['content']['application/json'];
-const replay = (who: TestPartner, sub: string, body: ReplayBody) =>
-  clientFor(who).POST('/partner/webhooks/{id}/replay', { params: { path: { id: sub } }, body });
-
-/** A replay started (202 expected), narrowed from the dry run's type it shares the answer's union with. */
-async function startReplay(who: TestPartner, sub: string, body: ReplayBody) {
-  const answer = expectStatus(202, await replay(who, sub, body));
-  if (!('id' in answer)) throw new Error(`a dry run answered: ${JSON.stringify(answer)}`);
-  return answer;
 }
 
 describe('a replay across worker processes', () => {
   it('resumes from its cursor after the worker is SIGKILLed: every event arrives, none enqueued twice', { timeout: 120_000 }, async () => {
     const partner = await createTestPartner(svc);
-    await pastEvents(partner, 1000, '01M8');
+    await pastEvents(svc, partner, 1000, '01M8');
     const sub = await subscribe(partner, '/paced');
     workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
     const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
@@ -108,7 +76,7 @@ describe('a replay across worker processes', () => {
     async () => {
       while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
       const partner = await createTestPartner(svc);
-      await pastEvents(partner, 2500, '01M6');
+      await pastEvents(svc, partner, 2500, '01M6');
       const sub = await subscribe(partner, '/sparse');
       // Every event delivered to it but three, one in each run of 1,000 a page step reads.
       const failed = (
@@ -146,7 +114,7 @@ describe('a replay across worker processes', () => {
       await Promise.all(workers.splice(0).map((w) => w.stop()));
       workers.push(await spawnWorker(svc.databaseUrl, { ...WORKER_ENV, WORKER_QUEUES: '-webhooks.replay-page' }));
       const partner = await createTestPartner(svc);
-      await pastEvents(partner, 300, '01M5');
+      await pastEvents(svc, partner, 300, '01M5');
       const sub = await subscribe(partner, '/dedicated');
       const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
       expect(started.events_matched).toBe(300);
@@ -180,7 +148,7 @@ describe('a replay across worker processes', () => {
   it('a 20,000-event backfill leaves live webhooks arriving (live latency printed)', { timeout: 180_000 }, async () => {
     while (workers.length < 1) workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
     const partner = await createTestPartner(svc);
-    await pastEvents(partner, 20_000, '01M7');
+    await pastEvents(svc, partner, 20_000, '01M7');
     const sub = await subscribe(partner, '/backfill');
     const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
     expect(started.events_matched).toBe(20_000);

@@ -1,0 +1,30 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Env } from '@/server/config/env';
+import { createLogger } from '@/server/logger';
+import { forwardingMetrics } from './replay-thread';
+import { startProcess, type StopOptions } from './start-process';
+
+// The replay thread (server/boot/replay-thread.ts): a worker-only process of the service inside its parent's,
+// working the replays' pages alone. Its log lines say `thread: replays`; its metrics go to the parent's registry.
+const port = parentPort!;
+const { env } = workerData as { env: Env };
+const log = createLogger(env.LOG_LEVEL).child({ thread: 'replays' });
+const metrics = forwardingMetrics((calls) => port.postMessage({ kind: 'metrics', calls }));
+
+try {
+  const running = await startProcess(env, { web: false, workers: true }, { log, reportTo: metrics });
+  port.on('message', (message: { kind: 'stop'; options: StopOptions }) => {
+    void running
+      .stop(message.options)
+      .catch((err: unknown) => void log.error({ err }, 'the replay thread did not stop cleanly'))
+      .then((report) => {
+        metrics.flush();
+        port.postMessage({ kind: 'stopped', report });
+        // Ends the thread (not the process), after the logger's exit hook wrote its last lines.
+        process.exit(0);
+      });
+  });
+  port.postMessage({ kind: 'ready' });
+} catch (error) {
+  port.postMessage({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+}
