@@ -1,6 +1,3 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import type { QueryObserver } from '@/db/client';
 import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
@@ -11,23 +8,13 @@ import { startSchedules } from '@/jobs/schedules';
 import { wakeWorkersOnNotify } from '@/jobs/wake';
 import type { Env } from '@/server/config/env';
 import { loadSecretBox, secretKeyText } from '@/server/crypto/encryption-key';
-import { createGraphQLExecutor } from '@/server/graphql/executor';
-import { docsHandler } from '@/server/http/docs-site';
-import { createFrontDoor } from '@/server/http/front-door';
-import { openApiDocuments } from '@/server/http/openapi';
-import type { PartnerServices } from '@/server/http/services';
 import { createLogger, type Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
 import { REPLAY_PAGE } from '@/server/outbox/queues';
-import { flushRequestCountsPeriodically } from '@/server/onboarding/request-counts';
 import type { Resolver } from '@/server/delivery/url-policy';
-import { createMetrics, frontDoorMetrics, serveMetrics } from './metrics';
+import { createMetrics, serveMetrics } from './metrics';
 import { seedDemo, type DemoCredentials } from './demo-seed';
-import { trackForDrain, type HttpDrain } from './http-drain';
-import { prepareNext } from './next-app';
 import { openDatabase } from './open-database';
-import { loadGuides, scalarRenderer } from './docs';
-import { loadOperatorRouteTable, loadRouteTable } from './route-table';
 import { createRuntime, type Runtime } from './runtime';
 import { replayThreadEnv, startReplayThread } from './replay-thread';
 
@@ -144,41 +131,8 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
     stopSchedules = startSchedules(boss, jobDefinitions, log);
   }
 
-  let httpDrain: HttpDrain | undefined;
-  let server: Server | undefined;
-  let url: string | undefined;
-  let graphql: Awaited<ReturnType<typeof createGraphQLExecutor>> | undefined;
-  let stopCounting: (() => Promise<void>) | undefined;
-  if (roles.web) {
-    stopCounting = flushRequestCountsPeriodically(rt.requestCounts, rt.db, (error) =>
-      log.warn({ err: error }, 'request counts not flushed'),
-    );
-    const routes = await loadRouteTable();
-    const services: PartnerServices = { ...rt, openApiDocument: openApiDocuments(routes) };
-    graphql = await createGraphQLExecutor(rt);
-    const operator = { routes: await loadOperatorRouteTable(), services: { ...rt, graphql: graphql.execute } };
-    const next = env.CONSOLE === 'on' ? await prepareNext(log) : undefined;
-    const docs = docsHandler({ guides: loadGuides(), renderer: scalarRenderer(), openApiDocument: services.openApiDocument, log });
-    server = createFrontDoor({
-      routes,
-      services,
-      operator,
-      next,
-      docs,
-      readiness: () => databaseReachable(rt),
-      readsFrom: rt.readReplica ? () => (rt.readReplica!.onReplica ? 'replica' : 'primary') : undefined,
-      draining: () => httpDrain?.draining ?? false,
-      metrics: metrics && frontDoorMetrics(metrics, env.METRICS_TOKEN),
-    });
-    httpDrain = trackForDrain(server);
-    server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(env.PORT, env.HOST, () => resolve());
-    });
-    const port = (server.address() as AddressInfo).port;
-    url = env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
-  }
+  // Imported here, not above: a worker process and the replay thread never load the web tier (Apollo, route files, OpenAPI).
+  const web = roles.web ? await (await import('./web-tier')).startWebTier({ env, rt, log, metrics }) : undefined;
 
   // A worker-only process has no front door: METRICS_PORT gives it one for /metrics, on loopback unless a token guards it.
   const metricsServer =
@@ -197,13 +151,13 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
         {
           reason: options.reason,
           deadline_ms: deadlineMs,
-          requests_in_flight: httpDrain?.inFlight ?? 0,
+          requests_in_flight: web?.httpDrain.inFlight ?? 0,
           attempts_in_flight: engine?.inFlightCount,
         },
         'shutting down: draining',
       );
-      const [web, engineDrain, threadReport] = await Promise.all([
-        httpDrain ? httpDrain.drain(deadlineMs) : { requestsAnswered: 0, requestsCutOff: 0 },
+      const [requests, engineDrain, threadReport] = await Promise.all([
+        web ? web.httpDrain.drain(deadlineMs) : { requestsAnswered: 0, requestsCutOff: 0 },
         (async () => {
           if (!engine) return undefined;
           // No more fetching: wakes are ignored and pg-boss's fetch loops end after their current batch.
@@ -214,10 +168,8 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
         replayThread?.stop({ deadlineMs: deadlineMs - (performance.now() - started), reason: options.reason }),
       ]);
       const attempts = addDrains(engineDrain, threadReport?.attempts);
-      const report: DrainReport = { ms: Math.round(performance.now() - started), ...web, attempts };
-      await graphql?.stop();
-      // After the server closed: the last requests' counts are in.
-      await stopCounting?.();
+      const report: DrainReport = { ms: Math.round(performance.now() - started), ...requests, attempts };
+      await web?.close();
       stopStatistics?.();
       stopSchedules?.();
       stopProbing?.();
@@ -242,7 +194,7 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       return report;
     })());
   const replayThread = await replayThreadStarting;
-  return { url, metricsUrl: metricsServer?.url, rt, demo, stop };
+  return { url: web?.url, metricsUrl: metricsServer?.url, rt, demo, stop };
 }
 
 /** What the process's engines did at the drain: this thread's and the replay thread's, added up. */
@@ -254,14 +206,4 @@ function addDrains(a: EngineDrain | undefined, b: EngineDrain | undefined): Engi
     finished: a.finished + b.finished,
     released: a.released + b.released,
   };
-}
-
-async function databaseReachable(rt: Runtime): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2000)));
-  try {
-    return await Promise.race([rt.db.execute(sql`select 1`).then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
