@@ -103,10 +103,12 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
   });
   metrics?.readPools(rt.poolUsages);
   metrics?.readReplica(rt.readReplica);
-  // Started now, awaited last: it opens its own pools and workers meanwhile.
+  // Started now, awaited last: it opens its own pools and workers meanwhile. Its failure is start-up's, once awaited;
+  // until then it is not an unhandled rejection.
   const replayThreadStarting = threadWanted
     ? startReplayThread(replayThreadEnv(env, db.url, secretKeyText(env)), { log, metrics })
     : undefined;
+  replayThreadStarting?.catch(() => {});
   // Only the web tier reads lists. The first probe before listening, so a replica that is there serves
   // the first request; one that is not leaves the reads on the primary (see read-replica.ts).
   let stopProbing: (() => void) | undefined;
