@@ -41,8 +41,8 @@ export const replayScenario: Scenario = {
     `BENCH_REPLAY_EVENTS (default 100,000) past order events, never sent to a subscription made after them, replayed to it through ` +
     `POST /partner/webhooks/{id}/replay (one window of ${HISTORY_DAYS} days) while ${LIVE_PER_SECOND} live events/s keep being committed; ` +
     'replayed events/s, and the live commit-to-receipt p50/p99 during the replay against the same stream alone (npm start: web and workers ' +
-    "in one process, or with BENCH_REPLAY_WORKER=1 the replay's pages on a worker process of their own; a local HTTPS receiver checking " +
-    'every signature).',
+    "in one process, the replay's pages on its replay thread; or with BENCH_REPLAY_WORKER=1 on a worker process of their own; a local " +
+    'HTTPS receiver checking every signature).',
   run,
 };
 
@@ -227,7 +227,8 @@ async function run(ctx: BenchContext): Promise<ScenarioOutcome> {
     `${int(count)} past events replayed to one subscription beside ${LIVE_PER_SECOND} live events/s; ` +
       (replayWorker
         ? `the service as npm start runs it but for the replay's pages (WORKER_QUEUES=-${REPLAY_PAGE_QUEUE}), and a worker process for those; `
-        : `one service process as npm start runs it (web, workers and console); `) +
+        : `one service process as npm start runs it (web, workers and console; the replay's pages on its replay thread unless ` +
+          `REPLAY_THREAD=off); `) +
       `receiver: node:https in the bench process, every signature checked`,
   );
   console.log(`database: ${ctx.database.description}\n`);
