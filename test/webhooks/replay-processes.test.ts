@@ -71,6 +71,51 @@ describe('a replay across worker processes', () => {
   });
 
   it(
+    "SIGTERM mid-replay drains the worker's replay thread: one drain line counts its attempts, exit 0, the next worker completes it",
+    { timeout: 120_000 },
+    async () => {
+      const partner = await createTestPartner(svc);
+      await pastEvents(svc, partner, 600, '01M2');
+      const sub = await subscribe(partner, '/paced');
+      // `npm run worker` with WORKER_QUEUES unset: the replay's pages go to its replay thread (REPLAY_THREAD=on).
+      const worker = await spawnWorker(svc.databaseUrl, { ...WORKER_ENV, LOG_LEVEL: 'info' });
+      workers.push(worker);
+      const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
+      // This test's events: their ids carry its prefix after the time (pastEvents).
+      const got = () =>
+        new Set(
+          at('/paced')
+            .map(eventIdOf)
+            .filter((id) => id.slice(10, 14) === '01M2'),
+        );
+      await waitFor('the replay under way', () => got().size >= 50, { timeoutMs: 30_000 });
+      worker.signal('SIGTERM');
+      expect((await worker.exited).code).toBe(0);
+      workers.splice(workers.indexOf(worker), 1);
+      const drainLines = worker.output
+        .join('')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.msg === 'shut down: drained');
+      // The process's line only (the thread's own is at debug), counting the thread's replayed attempts: the worker
+      // sent nothing else.
+      expect(drainLines).toHaveLength(1);
+      const drained = drainLines[0]!;
+      const counted = ['attempts_finished', 'attempts_released', 'attempts_returned_unsent'].map((k) => Number(drained[k] ?? 0));
+      expect(counted.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      expect(drained.attempts_released).toBe(0);
+
+      workers.push(await spawnWorker(svc.databaseUrl, WORKER_ENV));
+      await waitFor(
+        'the replay completed and every event arrived',
+        async () => ((await replayOf(partner, sub, started.id)).status === 'completed' && got().size === 600 ? true : undefined),
+        { timeoutMs: 90_000, intervalMs: 500 },
+      );
+    },
+  );
+
+  it(
     'failed: finds the few failed deliveries among thousands delivered, across pages that read 1,000 events each',
     { timeout: 60_000 },
     async () => {
