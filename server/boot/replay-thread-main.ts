@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Env } from '@/server/config/env';
 import { createLogger } from '@/server/logger';
-import { forwardingMetrics } from './replay-thread';
+import { forwardingMetrics, lowerThisThreadsPriority } from './replay-thread';
 import { startProcess, type StopOptions } from './start-process';
 
 // The replay thread (server/boot/replay-thread.ts): a worker-only process of the service inside its parent's,
@@ -10,6 +10,7 @@ const port = parentPort!;
 const { env } = workerData as { env: Env };
 const log = createLogger(env.LOG_LEVEL).child({ thread: 'replays' });
 const metrics = forwardingMetrics((calls) => port.postMessage({ kind: 'metrics', calls }));
+lowerThisThreadsPriority(log);
 
 try {
   const running = await startProcess(env, { web: false, workers: true }, { log, reportTo: metrics });

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,14 @@ async function heartbeats(svc: TestService): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** Each thread of this process's scheduling priority (nice: the 19th field of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
 describe('the replay thread', () => {
   let svc: TestService;
   beforeAll(async () => {
@@ -48,6 +57,8 @@ describe('the replay thread', () => {
     expect(engines).toHaveLength(2);
     expect(engines).toContain(processEngine);
     const threadEngine = engines.find((id) => id !== processEngine)!;
+    // The thread runs at nice 10 (on Linux, where a thread has an id of its own): the process's threads at their own.
+    expect(threadNices()).toContain(10);
 
     const started = await startReplay(partner, sub, { since: Math.floor(Date.now() / 1000) - 3600, only: 'missing' });
     expect(started.events_matched).toBe(300);
@@ -111,6 +122,7 @@ describe('without the thread', () => {
     for (const overrides of [{ REPLAY_THREAD: 'off' }, { WORKER_QUEUES: '-webhooks.notices' }] as Record<string, string>[]) {
       const svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...overrides }, { replayThread: true });
       expect(await heartbeats(svc)).toEqual([deliveryEngineOf(svc.rt).holder]);
+      expect(threadNices()).not.toContain(10);
       const partner = await createTestPartner(svc);
       await pastEvents(svc, partner, 50, '01M3');
       const sub = (await newSubscription(partner, { url: `https://localhost:${receiver.port}/alone`, event_filters: ['order.created'] }))
