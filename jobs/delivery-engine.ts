@@ -419,6 +419,7 @@ export class DeliveryEngine {
     if (this.flushing) return;
     this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
   }
+
   private async flush(): Promise<void> {
     while (this.done.length > 0) {
       const batch = this.done;
