@@ -77,6 +77,8 @@ describe('a replay across worker processes', () => {
       const partner = await createTestPartner(svc);
       await pastEvents(svc, partner, 600, '01M2');
       const sub = await subscribe(partner, '/paced');
+      // The only worker: one left by an earlier test would take pages of this replay, and its drain would not count them.
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
       // `npm run worker` with WORKER_QUEUES unset: the replay's pages go to its replay thread (REPLAY_THREAD=on).
       const worker = await spawnWorker(svc.databaseUrl, { ...WORKER_ENV, LOG_LEVEL: 'info' });
       workers.push(worker);
