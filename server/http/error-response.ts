@@ -107,5 +107,5 @@ export function errorAnswer(error: unknown, requestId: string, log: Logger, head
       request_id: requestId,
     },
   };
-  return jsonAnswer(STATUS[appError.kind], body, { ...headers, ...appError.details.headers });
+  return jsonAnswer(STATUS[appError.kind], body, appError.details.headers ? Object.assign({}, headers, appError.details.headers) : headers);
 }

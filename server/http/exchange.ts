@@ -31,12 +31,17 @@ export interface Answer {
   bytes?: Buffer;
 }
 
-export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-    body: status === 204 ? null : JSON.stringify(body),
-  };
+export function jsonAnswer(status: number, body: unknown, headers?: Record<string, string>): Answer {
+  return { status, headers: jsonHeaders(headers), body: status === 204 ? null : JSON.stringify(body) };
+}
+
+/**
+ * A JSON answer's headers, then `extra` (which wins): a literal with the extras assigned onto it, not a spread of both
+ * (server/objects.ts says why; the partner answer's `{ ...a, ...b }` was the ~18 us it measured).
+ */
+export function jsonHeaders(extra?: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  return extra ? Object.assign(headers, extra) : headers;
 }
 
 export function answerResponse(answer: Answer): Response {

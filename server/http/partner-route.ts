@@ -11,7 +11,7 @@ import { parseVersion } from '../versions/requested';
 import type { VerifiedCredential } from '../auth/credential-cache';
 import { authenticate, AuthThrottledError, clientAddressOf, enforceAllowlist, refuseThrottled } from './authenticate';
 import { readJsonBody } from './body';
-import { jsonAnswer, type Answer, type Exchange } from './exchange';
+import { jsonAnswer, jsonHeaders, type Answer, type Exchange } from './exchange';
 import { runIdempotently } from './idempotent';
 import { loggedPath, targetPath } from './logged-path';
 import { serveRequest, type RequestRecord } from './serve-request';
@@ -67,7 +67,7 @@ function answer(
       texts.set(version, (text = { json, bytes: Buffer.from(json) }));
     }
     const status = def.response.status;
-    const answerHeaders = { ...jsonAnswer(status, null).headers, ...headers };
+    const answerHeaders = jsonHeaders(headers);
     return status === 204
       ? { status, headers: answerHeaders, body: null }
       : { status, headers: answerHeaders, body: text.json, bytes: text.bytes };

@@ -2,13 +2,14 @@ import type postgres from 'postgres';
 import { rawSqlOf } from '@/db/client';
 import type { TenantCtx } from '../context';
 import { NotFoundError } from '../errors';
+import { extended } from '../objects';
 import { presentOrder, type OrderRow } from './present';
 import type { OrderResource } from './schemas';
 
 export async function getOrder({ ctx, input }: { ctx: TenantCtx; input: { id: string } }): Promise<OrderResource> {
   const [row] = await selectOrder(rawSqlOf(ctx.db), input.id, ctx.actor.partnerId, ctx.actor.environment);
   if (!row) throw new NotFoundError('order', input.id);
-  return presentOrder({ ...row, createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) });
+  return presentOrder(extended(row, { createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) }));
 }
 
 /**
