@@ -128,7 +128,7 @@ class PartnerCall {
   private admitted: Ctx<PartnerActor> | undefined;
   // Resolved only when needed: a known key never asks for it.
   private address: string | undefined;
-  private args: HandlerArgs | undefined;
+  private args: ValidatedArgs | undefined;
 
   constructor(
     private readonly def: AnyDefinition,
@@ -213,17 +213,7 @@ class PartnerCall {
   /** The verb on `on` (the request's ctx, or the idempotency key's transaction), its answer rendered in the version. */
   private async execute(on: TenantCtx): Promise<Answer> {
     const { body, query, params, version } = this.args!;
-    const exchange = this.exchange;
-    const result = await this.def.handler({
-      ctx: on,
-      body,
-      query,
-      params,
-      version,
-      get request() {
-        return exchange.request();
-      },
-    });
+    const result = await this.def.handler(new HandlerArgs(on, body, query, params, version, this.exchange));
     return answer(this.def, result, version);
   }
 
@@ -246,11 +236,31 @@ class PartnerCall {
   }
 }
 
-interface HandlerArgs {
+interface ValidatedArgs {
   body: unknown;
   query: unknown;
   params: unknown;
   version: string;
+}
+
+/**
+ * What a handler is called with. A class, not an object literal with a `request` getter: V8 (Node 20) builds a literal
+ * with an accessor in its runtime, 0.7-0.9 us a call in a loop against 0.03 for the class.
+ */
+class HandlerArgs {
+  constructor(
+    readonly ctx: TenantCtx,
+    readonly body: unknown,
+    readonly query: unknown,
+    readonly params: unknown,
+    readonly version: string,
+    private readonly exchange: Exchange,
+  ) {}
+
+  /** The request as a Web Request, made when a handler reads it. */
+  get request(): Request {
+    return this.exchange.request();
+  }
 }
 
 /** The actor of a credential's requests: one object per credential, kept on it, not one per request. */
