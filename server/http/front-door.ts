@@ -128,13 +128,7 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
       const started = performance.now();
       res.once('finish', () => {
         const route = req.route ?? (FIXED_PATHS.has(pathname) ? pathname : 'other');
-        metrics.observe.httpRequest(
-          route,
-          req.method ?? 'GET',
-          res.statusCode,
-          (performance.now() - started) / 1000,
-          req.apiVersion,
-        );
+        metrics.observe.httpRequest(route, req.method ?? 'GET', res.statusCode, (performance.now() - started) / 1000, req.apiVersion);
       });
     }
     if (pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });

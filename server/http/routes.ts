@@ -39,7 +39,9 @@ export function routeEntry<H>(path: string, file: string, handlers: RouteEntry<H
  * Map (each spelling, with and without its trailing slash), then the rest tried in order: an order read no longer runs
  * the regular expression of every static route before its own.
  */
-export function routeFinder<H>(table: RouteEntry<H>[]): (pathname: string) => { route: RouteEntry<H>; params: Record<string, string> } | undefined {
+export function routeFinder<H>(
+  table: RouteEntry<H>[],
+): (pathname: string) => { route: RouteEntry<H>; params: Record<string, string> } | undefined {
   const fixed = new Map<string, RouteEntry<H>>();
   const dynamic: RouteEntry<H>[] = [];
   for (const route of table) {

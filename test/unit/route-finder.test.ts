@@ -29,7 +29,15 @@ describe('routeFinder', () => {
   ] as const)('names the route the %s table names in order, for its paths and near misses', async (_, load) => {
     const table = (await load()) as RouteEntry<unknown>[];
     const find = routeFinder(table);
-    const pathnames = [...pathnamesOf(table), '/', '/partner', '/partner/', '/webhooks', '/partner/orders/a%20b', '/partner/orders/%E0%A4%A'];
+    const pathnames = [
+      ...pathnamesOf(table),
+      '/',
+      '/partner',
+      '/partner/',
+      '/webhooks',
+      '/partner/orders/a%20b',
+      '/partner/orders/%E0%A4%A',
+    ];
     expect(pathnames.length).toBeGreaterThan(table.length * 8);
     for (const pathname of pathnames) {
       const expected = firstMatch(table, pathname);
