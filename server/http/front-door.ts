@@ -123,7 +123,8 @@ export function createFrontDoor({ routes, services, operator, next, docs, readin
     // Read from the socket: any client-sent copy is overwritten (the Web paths also rewrite rawHeaders, below).
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
     const url = req.url ?? '/';
-    const pathname = url.split('?')[0] ?? '/';
+    const query = url.indexOf('?');
+    const pathname = query < 0 ? url : url.slice(0, query);
     if (metrics) {
       const started = performance.now();
       res.once('finish', () => {

@@ -12,10 +12,25 @@
  * pathname; anything else (dot segments, escapes, backslashes) is normalised by URL as before.
  */
 export function loggedPath(url: string): string {
-  return targetPath(url)
+  const path = targetPath(url);
+  // Most paths hold no segment that long: returned as they are, without splitting every request's path (perf of the
+  // access line: the split and join were a third of its own time).
+  if (!hasTokenLikeSegment(path)) return path;
+  return path
     .split('/')
     .map((segment) => (segment.length >= TOKEN_LIKE_LENGTH ? '[redacted]' : segment))
     .join('/');
+}
+
+function hasTokenLikeSegment(path: string): boolean {
+  if (path.length < TOKEN_LIKE_LENGTH) return false;
+  let start = 0;
+  for (;;) {
+    const end = path.indexOf('/', start);
+    if ((end < 0 ? path.length : end) - start >= TOKEN_LIKE_LENGTH) return true;
+    if (end < 0) return false;
+    start = end + 1;
+  }
 }
 
 /** The pathname URL gives a request target (or an absolute URL): plain targets as they are, without parsing. */

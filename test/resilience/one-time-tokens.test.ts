@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cliContext } from '@/server/cli/operator-context';
 import { loggedPath } from '@/server/http/logged-path';
@@ -94,6 +95,21 @@ describe('one-time tokens', () => {
     );
     expect(loggedPath('http://x/partner/credentials/ci_01JH0000000000000000000000')).toBe(
       '/partner/credentials/ci_01JH0000000000000000000000',
+    );
+  });
+
+  it('redact every segment of 32 characters or more, wherever it is in the path (and leave a path without one as it is)', () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9_-]{0,40}$/);
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), (segments, trailingSlash) => {
+        const path = `/${segments.join('/')}${trailingSlash ? '/' : ''}`;
+        const expected = path
+          .split('/')
+          .map((s) => (s.length >= 32 ? '[redacted]' : s))
+          .join('/');
+        expect(loggedPath(path)).toBe(expected);
+      }),
+      { numRuns: 500 },
     );
   });
 });
