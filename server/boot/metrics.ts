@@ -183,7 +183,8 @@ export function createMetrics(sql: postgres.Sql, log: Logger): ProcessMetrics {
     name: 'pdp_db_pool_connections',
     help:
       "The process's database pools: connections in use by a statement or transaction, and the pool's size. Pool primary " +
-      '(DB_POOL_MAX), graphql (the operator API, GRAPHQL_DB_POOL_MAX), and with DATABASE_READ_URL read and graphql_read on the replica.',
+      '(DB_POOL_MAX), graphql (the operator API, GRAPHQL_DB_POOL_MAX), with DATABASE_READ_URL read and graphql_read on the replica, ' +
+      "and with the replay thread replays (the thread's own, DB_POOL_MAX).",
     labelNames: ['pool', 'state'],
     registers: [registry],
     collect() {

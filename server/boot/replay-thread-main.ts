@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Env } from '@/server/config/env';
 import { createLogger } from '@/server/logger';
-import { forwardingMetrics, lowerThisThreadsPriority } from './replay-thread';
+import { forwardingMetrics, lowerThisThreadsPriority, POOL_REPORT_MS } from './replay-thread';
 import { startProcess, type StopOptions } from './start-process';
 
 // The replay thread (server/boot/replay-thread.ts): a worker-only process of the service inside its parent's,
@@ -25,6 +25,10 @@ try {
         process.exit(0);
       });
   });
+  // Its pool's usage, for the process's pool gauges (pool="replays"): the process cannot ask for it at a scrape.
+  const reportPool = () => port.postMessage({ kind: 'pool', usage: running.rt.poolUsages().primary });
+  reportPool();
+  setInterval(reportPool, POOL_REPORT_MS).unref();
   port.postMessage({ kind: 'ready' });
 } catch (error) {
   port.postMessage({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });

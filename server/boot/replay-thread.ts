@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { PoolUsage } from '@/db/client';
 import type { Env } from '@/server/config/env';
 import type { Logger } from '@/server/logger';
 import type { Metrics } from '@/server/observability';
@@ -18,13 +19,19 @@ import type { DrainReport, StopOptions } from './start-process';
 export interface ReplayThread {
   /** Drains the thread's process (its attempts in flight get until the deadline) and ends the thread. */
   stop(options: StopOptions): Promise<DrainReport | undefined>;
+  /** The thread's database pool as it last reported it (every POOL_REPORT_MS), for the process's pool gauges. */
+  pool(): PoolUsage | undefined;
 }
+
+/** How often the thread reports its pool's usage: the gauges read at a scrape are at most this old. */
+export const POOL_REPORT_MS = 1000;
 
 /** What the thread tells its process. */
 type FromThread =
   | { kind: 'ready' }
   | { kind: 'failed'; message: string }
   | { kind: 'metrics'; calls: MetricCall[] }
+  | { kind: 'pool'; usage: PoolUsage }
   | { kind: 'stopped'; report: DrainReport };
 
 type MetricCall = { [K in keyof Metrics]: [K, Parameters<Metrics[K]>] }[keyof Metrics];
@@ -51,6 +58,7 @@ export async function startReplayThread(env: Env, { log, metrics }: { log: Logge
   let stopped: ((report: DrainReport | undefined) => void) | undefined;
   let stopping: Promise<DrainReport | undefined> | undefined;
   let ready = false;
+  let pool: PoolUsage | undefined;
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (message: FromThread) => {
       if (message.kind === 'ready') {
@@ -58,6 +66,7 @@ export async function startReplayThread(env: Env, { log, metrics }: { log: Logge
         resolve();
       } else if (message.kind === 'failed') reject(new Error(`replay thread: ${message.message}`));
       else if (message.kind === 'metrics') for (const call of message.calls) applyCall(metrics, call);
+      else if (message.kind === 'pool') pool = message.usage;
       else stopped?.(message.report);
     });
     // An uncaught error in the thread ends it: 'exit' follows.
@@ -70,6 +79,7 @@ export async function startReplayThread(env: Env, { log, metrics }: { log: Logge
     });
   });
   return {
+    pool: () => pool,
     stop: (options) =>
       (stopping ??= new Promise<DrainReport | undefined>((resolve) => {
         stopped = resolve;

@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { QueryObserver } from '@/db/client';
+import type { PoolUsage, QueryObserver } from '@/db/client';
 import { expectDatabaseShutdown, startBoss } from '@/jobs/boss';
 import { startDeliveryEngine, type DeliveryEngine, type EngineDrain } from '@/jobs/delivery-engine';
 import { keepQueueStatisticsFresh } from '@/jobs/queue-stats';
@@ -196,6 +196,8 @@ export async function startProcess(env: Env, roles: ProcessRoles, options: Proce
       return report;
     })());
   const replayThread = await replayThreadStarting;
+  // The thread's pool beside the process's own in the pool gauges, as pool="replays".
+  if (replayThread) metrics?.readPools(() => withPool(rt.poolUsages(), 'replays', replayThread.pool()));
   return { url: web?.url, metricsUrl: metricsServer?.url, rt, demo, stop };
 }
 
@@ -208,4 +210,9 @@ function addDrains(a: EngineDrain | undefined, b: EngineDrain | undefined): Engi
     finished: a.finished + b.finished,
     released: a.released + b.released,
   };
+}
+
+/** `pools` with `usage` under `name`, when there is one (a thread that has not reported yet has none). */
+function withPool(pools: Record<string, PoolUsage>, name: string, usage: PoolUsage | undefined): Record<string, PoolUsage> {
+  return usage ? { ...pools, [name]: usage } : pools;
 }

@@ -26,6 +26,15 @@ afterAll(() => receiver.close());
 const eventIdOf = (r: ReceivedRequest) => r.headers['x-service-event-id']!;
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
+/** pdp_db_pool_connections by "pool state" (e.g. "replays max"). */
+async function poolGauges(svc: TestService): Promise<Map<string, number>> {
+  const text = await (await fetch(`${svc.url}/metrics`)).text();
+  const gauges = new Map<string, number>();
+  for (const m of text.matchAll(/^pdp_db_pool_connections\{pool="([^"]+)",state="([^"]+)"\} (\S+)$/gm))
+    gauges.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  return gauges;
+}
+
 async function heartbeats(svc: TestService): Promise<string[]> {
   const rows = await svc.rt.db.execute<{ id: string }>(sql`select id from worker_heartbeats`);
   return rows.map((r) => r.id);
@@ -104,6 +113,10 @@ describe('the replay thread', () => {
       },
       { until: (n) => n === 300, timeoutMs: 5000 },
     );
+    // The thread's pool in the pool gauges (reported every second), its size the process's DB_POOL_MAX.
+    const pools = await poolGauges(svc);
+    expect(pools.get('replays max')).toBe(pools.get('primary max'));
+    expect(pools.get('replays in_use')).toBeGreaterThanOrEqual(0);
   }, 120_000);
 
   it('drains with the process: the thread stops, its engine leaves, the drain counts its attempts', async () => {
@@ -123,6 +136,7 @@ describe('without the thread', () => {
       const svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...overrides }, { replayThread: true });
       expect(await heartbeats(svc)).toEqual([deliveryEngineOf(svc.rt).holder]);
       expect(threadNices()).not.toContain(10);
+      expect([...(await poolGauges(svc)).keys()].filter((k) => k.startsWith('replays'))).toEqual([]);
       const partner = await createTestPartner(svc);
       await pastEvents(svc, partner, 50, '01M3');
       const sub = (await newSubscription(partner, { url: `https://localhost:${receiver.port}/alone`, event_filters: ['order.created'] }))
