@@ -51,7 +51,8 @@ export class CredentialCache {
   ) {}
 
   /** `beforeQuery` runs only before querying for a key not known good, and may refuse (throw) instead. */
-  async lookup(apiKey: string, beforeQuery?: () => void): Promise<VerifiedCredential | null> {
+  /** At once (no promise) when a live entry answers, the usual case; after the query otherwise. */
+  lookup(apiKey: string, beforeQuery?: () => void): VerifiedCredential | null | Promise<VerifiedCredential | null> {
     const keyHash = hashApiKey(apiKey);
     const hit = this.known.get(keyHash) ?? this.unknown.get(keyHash);
     if (hit && hit.expiresAt > Date.now()) return hit.value;

@@ -17,20 +17,25 @@ const MAX_HEADER_LENGTH = 256;
  * X-API-Key + X-Client-ID → the credential, or the single 401 for every failure. An address that
  * failed too often meanwhile gets a 429 instead of a database query, unless its key is known good.
  */
-export async function authenticate(
+export function authenticate(
   exchange: Exchange,
   { credentials, authFailures }: { credentials: CredentialCache; authFailures: FailureThrottle },
   client: { addressOf(): string },
-): Promise<VerifiedCredential> {
+): VerifiedCredential | Promise<VerifiedCredential> {
   const apiKey = exchange.header('x-api-key');
   const clientId = exchange.header('x-client-id');
   if (!apiKey || !clientId || apiKey.length > MAX_HEADER_LENGTH || clientId.length > MAX_HEADER_LENGTH) {
     throw new AuthenticationError();
   }
-  const credential = await credentials.lookup(apiKey, () => {
+  const found = credentials.lookup(apiKey, () => {
     const wait = authFailures.retryAfter(client.addressOf());
     if (wait > 0) throw new AuthThrottledError(wait);
   });
+  // A key in the credential cache is answered at once, without a promise (most requests).
+  return found instanceof Promise ? found.then((credential) => verified(credential, clientId)) : verified(found, clientId);
+}
+
+function verified(credential: VerifiedCredential | null, clientId: string): VerifiedCredential {
   // Compare even when the lookup missed, so a miss and a mismatch take the same time.
   const matches = safeEqual(clientId, credential?.clientId ?? '');
   if (!credential || !matches || credential.revoked) throw new AuthenticationError();

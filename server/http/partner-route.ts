@@ -166,7 +166,9 @@ class PartnerCall {
     const { exchange, services, def } = this;
     let credential: VerifiedCredential;
     try {
-      credential = await authenticate(exchange, services, this);
+      // Authentication and the rate limit answer at once for a known key holding tokens: awaited only when they query.
+      const authenticated = authenticate(exchange, services, this);
+      credential = authenticated instanceof Promise ? await authenticated : authenticated;
     } catch (error) {
       this.authFailed = error instanceof AuthenticationError || error instanceof AuthThrottledError;
       throw error;
@@ -174,7 +176,8 @@ class PartnerCall {
     record.fields.client_id = credential.clientId;
     this.tenant = credential;
     enforceAllowlist(exchange, credential, services.trustedProxies);
-    const decision = await services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
+    const taken = services.rateLimiter.take(credential.clientId, credential.ratePerSecond, credential.burst);
+    const decision = taken instanceof Promise ? await taken : taken;
     this.rateHeaders = rateLimitHeaders(decision);
     if (!decision.allowed) throw new RateLimitedError(decision.resetSeconds, {});
 

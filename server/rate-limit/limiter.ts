@@ -33,7 +33,11 @@ export class RateLimiter {
 
   constructor(private readonly db: Database) {}
 
-  async take(clientId: string, ratePerSecond: number, burst: number): Promise<RateDecision> {
+  /**
+   * The decision at once while this process holds a token, the usual case (no promise: a partner request awaits
+   * nothing here); after a lease otherwise.
+   */
+  take(clientId: string, ratePerSecond: number, burst: number): RateDecision | Promise<RateDecision> {
     let state = this.local.get(clientId);
     if (!state) {
       state = { tokens: 0, leasedAt: 0, bucketAfterLease: burst, deniedUntil: 0 };
@@ -41,12 +45,20 @@ export class RateLimiter {
     }
     const now = Date.now();
     if (now - state.leasedAt > LEASE_LIFETIME_MS) state.tokens = 0;
+    return state.tokens >= 1 ? this.spend(state, ratePerSecond) : this.takeLeased(clientId, state, ratePerSecond, burst, now);
+  }
+
+  private async takeLeased(clientId: string, state: Local, ratePerSecond: number, burst: number, now: number): Promise<RateDecision> {
     while (state.tokens < 1) {
       if (state.deniedUntil > now) return this.denied(ratePerSecond, state.deniedUntil - now);
       state.lease ??= this.lease(clientId, state, ratePerSecond, burst).finally(() => (state.lease = undefined));
       await state.lease;
       if (state.tokens < 1 && state.deniedUntil > Date.now()) return this.denied(ratePerSecond, state.deniedUntil - Date.now());
     }
+    return this.spend(state, ratePerSecond);
+  }
+
+  private spend(state: Local, ratePerSecond: number): RateDecision {
     state.tokens -= 1;
     return {
       allowed: true,
