@@ -50,8 +50,10 @@ export class CredentialCache {
     private readonly env: Env,
   ) {}
 
-  /** `beforeQuery` runs only before querying for a key not known good, and may refuse (throw) instead. */
-  /** At once (no promise) when a live entry answers, the usual case; after the query otherwise. */
+  /**
+   * The key's credential: at once (no promise) when a live entry answers, the usual case; after the query otherwise.
+   * `beforeQuery` runs only before querying for a key not known good, and may refuse (throw) instead.
+   */
   lookup(apiKey: string, beforeQuery?: () => void): VerifiedCredential | null | Promise<VerifiedCredential | null> {
     const keyHash = hashApiKey(apiKey);
     const hit = this.known.get(keyHash) ?? this.unknown.get(keyHash);
